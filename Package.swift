@@ -1,0 +1,48 @@
+// swift-tools-version: 6.2
+import PackageDescription
+
+// Targets are split at the I/O boundary (see ../shared/design/architecture.md): BLECore is sans-I/O, the
+// virtual farm and the central stack build on it, the orchestrator drives them, and the CLI only parses.
+let package = Package(
+    name: "blerig",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "blerig", targets: ["blerig"]),
+        .library(name: "BLECore", targets: ["BLECore"]),
+        .library(name: "CentralStack", targets: ["CentralStack"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
+        .package(url: "https://github.com/jpsim/Yams", exact: "6.2.2"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", exact: "0.2.0"),
+    ],
+    targets: [
+        .target(name: "BLECore"),
+        .target(name: "VirtualFarm", dependencies: ["BLECore"]),
+        .target(name: "CentralStack", dependencies: ["BLECore"]),
+        .target(name: "Reports", dependencies: ["BLECore"]),
+        .target(
+            name: "Orchestrator",
+            dependencies: [
+                "BLECore", "VirtualFarm", "CentralStack", "Reports",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Yams", package: "Yams"),
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ]
+        ),
+        .executableTarget(
+            name: "blerig",
+            dependencies: [
+                "Orchestrator",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "BLECoreTests", dependencies: ["BLECore"]),
+        .testTarget(name: "VirtualFarmTests", dependencies: ["VirtualFarm", "BLECore"]),
+        .testTarget(name: "CentralStackTests", dependencies: ["CentralStack", "VirtualFarm", "BLECore"]),
+        .testTarget(name: "ReportsTests", dependencies: ["Reports"]),
+        .testTarget(name: "OrchestratorTests", dependencies: ["Orchestrator"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,61 @@
+/// Appends little-endian wire values to a byte buffer; the counterpart of ``ByteReader``.
+public struct ByteWriter: Sendable {
+    public private(set) var bytes: [UInt8]
+
+    public init(capacity: Int = 32) {
+        bytes = []
+        bytes.reserveCapacity(capacity)
+    }
+
+    public mutating func write(_ value: UInt8) { bytes.append(value) }
+    public mutating func write(_ value: Int8) { bytes.append(UInt8(bitPattern: value)) }
+    public mutating func write(_ value: UInt16) { writeLittleEndian(value) }
+    public mutating func write(_ value: Int16) { writeLittleEndian(UInt16(bitPattern: value)) }
+    public mutating func write(_ value: UInt32) { writeLittleEndian(value) }
+    public mutating func write(_ value: UInt64) { writeLittleEndian(value) }
+
+    public mutating func writeUInt24(_ value: UInt32) {
+        precondition(value <= 0xFF_FFFF, "u24 out of range")
+        bytes.append(UInt8(truncatingIfNeeded: value))
+        bytes.append(UInt8(truncatingIfNeeded: value >> 8))
+        bytes.append(UInt8(truncatingIfNeeded: value >> 16))
+    }
+
+    public mutating func write<S: Sequence<UInt8>>(contentsOf data: S) { bytes.append(contentsOf: data) }
+
+    private mutating func writeLittleEndian<T: FixedWidthInteger>(_ value: T) {
+        var v = value.littleEndian
+        withUnsafeBytes(of: &v) { bytes.append(contentsOf: $0) }
+    }
+}
+
+extension Array where Element == UInt8 {
+    /// Bytes from a hex string; spaces, colons and dashes are ignored. Nil when a digit is not hex or one is missing.
+    public init?(hex: String) {
+        let digits = hex.filter { !" :-\n\t".contains($0) }
+        guard digits.count.isMultiple(of: 2) else { return nil }
+        var result: [UInt8] = []
+        result.reserveCapacity(digits.count / 2)
+        var index = digits.startIndex
+        while index < digits.endIndex {
+            let next = digits.index(index, offsetBy: 2)
+            guard let byte = UInt8(digits[index..<next], radix: 16) else { return nil }
+            result.append(byte)
+            index = next
+        }
+        self = result
+    }
+
+    /// Lower-case hex with no separators: `0a1b`.
+    public var hexString: String {
+        var out = ""
+        out.reserveCapacity(count * 2)
+        for byte in self {
+            out.append(hexDigits[Int(byte >> 4)])
+            out.append(hexDigits[Int(byte & 0x0F)])
+        }
+        return out
+    }
+}
+
+private let hexDigits: [Character] = Array("0123456789abcdef")
