@@ -105,6 +105,8 @@ public enum CentralError: Error, Hashable, Sendable, CustomStringConvertible {
     case connectionLimit(Int)
     /// The radio is off, missing or not permitted.
     case radioUnavailable(String)
+    /// The task waiting for the connection was cancelled.
+    case cancelled
 
     public var description: String {
         switch self {
@@ -113,6 +115,7 @@ public enum CentralError: Error, Hashable, Sendable, CustomStringConvertible {
         case let .connectionFailed(address, reason): "connecting to \(address) failed: \(reason)"
         case let .connectionLimit(limit): "the controller already holds its maximum of \(limit) link(s)"
         case let .radioUnavailable(why): "radio unavailable: \(why)"
+        case .cancelled: "the connection attempt was cancelled"
         }
     }
 }

@@ -51,15 +51,17 @@ public final class Simulation: Sendable {
         }
     }
 
-    /// Runs `action` on the simulation thread at `deadline`. Only simulation components call this.
+    /// Runs `action` on the simulation thread at `deadline`. Only simulation components call this; the action
+    /// may capture their state, which is confined to the simulation thread.
     @discardableResult
-    func schedule(at deadline: RigInstant, _ action: @escaping @Sendable () -> Void) -> TimerQueue.ID {
-        executor.schedule(at: deadline, action)
+    func schedule(at deadline: RigInstant, _ action: @escaping () -> Void) -> TimerQueue.ID {
+        let confined = SimulationConfined(action)
+        return executor.schedule(at: deadline) { confined.value() }
     }
 
     @discardableResult
-    func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> TimerQueue.ID {
-        executor.schedule(at: now.advanced(by: delay), action)
+    func schedule(after delay: Duration, _ action: @escaping () -> Void) -> TimerQueue.ID {
+        schedule(at: now.advanced(by: delay), action)
     }
 
     func cancel(_ timer: TimerQueue.ID) { executor.cancel(timer) }
@@ -98,4 +100,12 @@ private func onOwnThread<T: Sendable>(_ work: @escaping @Sendable () -> T) async
         thread.stackSize = 16 << 20
         thread.start()
     }
+}
+
+/// A value that belongs to the simulation thread, carried through APIs that require `Sendable`.
+struct SimulationConfined<Value>: @unchecked Sendable {
+    // @unchecked Sendable: simulation components hand these only to timers, which run on the simulation thread,
+    // the one thread that touches the wrapped value.
+    let value: Value
+    init(_ value: Value) { self.value = value }
 }
