@@ -51,8 +51,22 @@ public struct ByteReader: Sendable {
         try readLittleEndian(UInt32.self, field)
     }
 
+    public mutating func readInt32(_ field: String = "i32") throws(DecodingError) -> Int32 {
+        Int32(bitPattern: try readUInt32(field))
+    }
+
     public mutating func readUInt64(_ field: String = "u64") throws(DecodingError) -> UInt64 {
         try readLittleEndian(UInt64.self, field)
+    }
+
+    public mutating func readInt64(_ field: String = "i64") throws(DecodingError) -> Int64 {
+        Int64(bitPattern: try readUInt64(field))
+    }
+
+    /// Reads a big-endian integer, for the few formats that use network order (btsnoop captures).
+    public mutating func readBigEndian<T: FixedWidthInteger>(_: T.Type, _ field: String) throws(DecodingError) -> T {
+        let raw = try take(MemoryLayout<T>.size, field)
+        return raw.reduce(T.zero) { $0 << 8 | T(truncatingIfNeeded: $1) }
     }
 
     public mutating func readBytes(_ count: Int, _ field: String = "bytes") throws(DecodingError) -> [UInt8] {
@@ -70,9 +84,11 @@ public struct ByteReader: Sendable {
         guard isAtEnd else { throw .trailingBytes(context: context, count: remainingCount, at: position) }
     }
 
-    private mutating func readLittleEndian<T: FixedWidthInteger>(_: T.Type, _ field: String) throws(DecodingError) -> T {
+    private mutating func readLittleEndian<T: FixedWidthInteger>(
+        _: T.Type, _ field: String
+    ) throws(DecodingError) -> T {
         let raw = try take(MemoryLayout<T>.size, field)
-        return raw.reversed().reduce(T.zero) { $0 << 8 | T($1) }
+        return raw.reversed().reduce(T.zero) { $0 << 8 | T(truncatingIfNeeded: $1) }
     }
 }
 

@@ -12,7 +12,15 @@ public struct ByteWriter: Sendable {
     public mutating func write(_ value: UInt16) { writeLittleEndian(value) }
     public mutating func write(_ value: Int16) { writeLittleEndian(UInt16(bitPattern: value)) }
     public mutating func write(_ value: UInt32) { writeLittleEndian(value) }
+    public mutating func write(_ value: Int32) { writeLittleEndian(UInt32(bitPattern: value)) }
     public mutating func write(_ value: UInt64) { writeLittleEndian(value) }
+    public mutating func write(_ value: Int64) { writeLittleEndian(UInt64(bitPattern: value)) }
+
+    /// Appends a big-endian integer, for the few formats that use network order (btsnoop captures).
+    public mutating func writeBigEndian<T: FixedWidthInteger>(_ value: T) {
+        var v = value.bigEndian
+        withUnsafeBytes(of: &v) { bytes.append(contentsOf: $0) }
+    }
 
     public mutating func writeUInt24(_ value: UInt32) {
         precondition(value <= 0xFF_FFFF, "u24 out of range")
@@ -39,7 +47,9 @@ extension Array where Element == UInt8 {
         var index = digits.startIndex
         while index < digits.endIndex {
             let next = digits.index(index, offsetBy: 2)
-            guard let byte = UInt8(digits[index..<next], radix: 16) else { return nil }
+            // `UInt8(_:radix:)` alone would accept a sign ("+f"), so check the digits first.
+            let pair = digits[index..<next]
+            guard pair.allSatisfy(\.isASCIIHexDigit), let byte = UInt8(pair, radix: 16) else { return nil }
             result.append(byte)
             index = next
         }
@@ -59,3 +69,11 @@ extension Array where Element == UInt8 {
 }
 
 private let hexDigits: [Character] = Array("0123456789abcdef")
+
+extension Character {
+    /// `0`–`9`, `a`–`f`, `A`–`F` only; `isHexDigit` also admits fullwidth forms that integer parsing rejects.
+    var isASCIIHexDigit: Bool {
+        guard let ascii = asciiValue else { return false }
+        return (0x30...0x39).contains(ascii) || (0x41...0x46).contains(ascii) || (0x61...0x66).contains(ascii)
+    }
+}

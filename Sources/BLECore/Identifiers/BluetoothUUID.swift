@@ -71,7 +71,8 @@ public struct BluetoothUUID: Hashable, Sendable, Comparable {
                 high: be[0..<8].reduce(0) { $0 << 8 | UInt64($1) },
                 low: be[8..<16].reduce(0) { $0 << 8 | UInt64($1) })
         default:
-            throw .invalidValue(context: "UUID", field: "length", reason: "\(value.count) bytes; expected 2, 4 or 16", at: 0)
+            throw .invalidValue(
+                context: "UUID", field: "length", reason: "\(value.count) bytes; expected 2, 4 or 16", at: 0)
         }
     }
 
@@ -97,7 +98,8 @@ extension BluetoothUUID: CustomStringConvertible, LosslessStringConvertible {
             for (i, ch) in digits.enumerated() where dashOffsets.contains(i) != (ch == "-") { return nil }
             digits = Substring(digits.filter { $0 != "-" })
         }
-        guard digits.allSatisfy(\.isHexDigit) else { return nil }
+        // ASCII only: `isHexDigit` admits fullwidth digits, which the integer parsers below would reject.
+        guard digits.allSatisfy(\.isASCIIHexDigit) else { return nil }
         switch digits.count {
         case 4: self.init(UInt16(digits, radix: 16)!)
         case 8 where !isDashed: self.init(uint32: UInt32(digits, radix: 16)!)

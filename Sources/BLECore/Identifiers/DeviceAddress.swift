@@ -25,7 +25,8 @@ public struct DeviceAddress: Hashable, Sendable, Comparable {
 
     public init(littleEndian bytes: some Collection<UInt8>, kind: Kind = .public) throws(DecodingError) {
         guard bytes.count == 6 else {
-            throw .invalidValue(context: "device address", field: "length", reason: "\(bytes.count) bytes; expected 6", at: 0)
+            throw .invalidValue(
+                context: "device address", field: "length", reason: "\(bytes.count) bytes; expected 6", at: 0)
         }
         self.init(bytes.reversed().reduce(0) { $0 << 8 | UInt64($1) }, kind: kind)
     }
@@ -65,7 +66,9 @@ extension DeviceAddress: CustomStringConvertible, LosslessStringConvertible {
         guard parts.count == 6 else { return nil }
         var value: UInt64 = 0
         for part in parts {
-            guard part.count == 2, let byte = UInt8(part, radix: 16) else { return nil }
+            guard part.count == 2, part.allSatisfy(\.isASCIIHexDigit), let byte = UInt8(part, radix: 16) else {
+                return nil
+            }
             value = value << 8 | UInt64(byte)
         }
         self.init(value, kind: kind)
