@@ -41,7 +41,7 @@ let package = Package(
         .testTarget(name: "BLECoreTests", dependencies: ["BLECore"]),
         .testTarget(name: "VirtualFarmTests", dependencies: ["VirtualFarm", "BLECore"]),
         .testTarget(name: "CentralStackTests", dependencies: ["CentralStack", "VirtualFarm", "BLECore"]),
-        .testTarget(name: "ReportsTests", dependencies: ["Reports"]),
+        .testTarget(name: "ReportsTests", dependencies: ["Reports"], exclude: ["Fixtures"]),
         .testTarget(name: "OrchestratorTests", dependencies: ["Orchestrator"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,85 @@
+import BLECore
+import Foundation
+
+extension RunEvent {
+    /// The first event of a run. Reports put the rig, seed and run id on every board's suite.
+    public struct RunStarted: Codable, Sendable, Hashable {
+        /// The run's id, also the name of its `reports/<run-id>/` directory.
+        public var runID: String
+        /// The rig's name from the rig file's `rig:` key.
+        public var rig: String
+        /// The rig file as given on the command line.
+        public var rigFile: String
+        /// The virtual farm's seed; nil on hardware.
+        public var seed: UInt64?
+        /// The radio, as the rig file names it: `virtual`, `bluez:hci0`, `hci:tcp:127.0.0.1:6402`.
+        public var radio: String
+        /// When the run started, on the wall clock. Kept exactly (seconds since 1970 as a JSON number).
+        public var wallStart: Date
+        /// The host the run ran on.
+        public var host: String
+
+        public init(
+            runID: String, rig: String, rigFile: String, seed: UInt64?, radio: String, wallStart: Date, host: String
+        ) {
+            self.runID = runID
+            self.rig = rig
+            self.rigFile = rigFile
+            self.seed = seed
+            self.radio = radio
+            self.wallStart = wallStart
+            self.host = host
+        }
+
+        private enum CodingKeys: String, CodingKey { case runID, rig, rigFile, seed, radio, wallStart, host }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            runID = try container.decode(String.self, forKey: .runID)
+            rig = try container.decode(String.self, forKey: .rig)
+            rigFile = try container.decode(String.self, forKey: .rigFile)
+            seed = try container.decodeIfPresent(UInt64.self, forKey: .seed)
+            radio = try container.decode(String.self, forKey: .radio)
+            wallStart = Date(timeIntervalSince1970: try container.decode(Double.self, forKey: .wallStart))
+            host = try container.decode(String.self, forKey: .host)
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(runID, forKey: .runID)
+            try container.encode(rig, forKey: .rig)
+            try container.encode(rigFile, forKey: .rigFile)
+            try container.encodeIfPresent(seed, forKey: .seed)
+            try container.encode(radio, forKey: .radio)
+            try container.encode(wallStart.timeIntervalSince1970, forKey: .wallStart)
+            try container.encode(host, forKey: .host)
+        }
+    }
+
+    /// The last event of a run.
+    public struct RunFinished: Codable, Sendable, Hashable {
+        /// The rig clock when the run ended.
+        public var at: RigInstant
+        /// How long the run took on the wall clock (in the virtual farm, far less than the rig time it covered).
+        public var wallDuration: Duration
+
+        public init(at: RigInstant, wallDuration: Duration) {
+            self.at = at
+            self.wallDuration = wallDuration
+        }
+
+        private enum CodingKeys: String, CodingKey { case at, wallDuration }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            at = try container.decodeInstant(forKey: .at)
+            wallDuration = try container.decodeDuration(forKey: .wallDuration)
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(rigTime: at, forKey: .at)
+            try container.encode(rigTime: wallDuration, forKey: .wallDuration)
+        }
+    }
+}

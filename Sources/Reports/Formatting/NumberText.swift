@@ -1,0 +1,74 @@
+import BLECore
+import Foundation
+
+/// How reports write numbers and times. Every function here is locale-independent and deterministic, so a
+/// report rendered twice from the same log is byte-for-byte the same.
+enum NumberText {
+    /// Seconds with three decimals, as JUnit `time` attributes want them (the schema's `SUREFIRE_TIME` has no
+    /// sign, so a negative duration is written as zero).
+    static func seconds3(_ duration: Duration) -> String {
+        String(format: "%.3f", max(0, duration.seconds))
+    }
+
+    /// A number as people read it: integers without a fraction, at most three decimals from 1 up, three
+    /// significant digits below 1 (`212.4`, `150`, `0.0004`).
+    static func human(_ value: Double) -> String {
+        if let special = nonFinite(value) { return special }
+        if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
+        if abs(value) >= 1 { return trimmingZeros(String(format: "%.3f", value)) }
+        return String(format: "%.3g", value)
+    }
+
+    /// A number for machines (JUnit property values, JSON): integers without a fraction, otherwise the shortest
+    /// text that reads back as the same `Double`. Non-finite values as OpenMetrics spells them.
+    static func machine(_ value: Double) -> String {
+        if let special = nonFinite(value) { return special }
+        if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
+        return value.description
+    }
+
+    /// A point on the rig clock for log listings: `+12.345678s`, microsecond precision.
+    static func rigTime(_ instant: RigInstant) -> String {
+        let seconds = instant.sinceOrigin.seconds
+        return (seconds < 0 ? "" : "+") + String(format: "%.6f", seconds) + "s"
+    }
+
+    /// The JUnit `timestamp` form, `2025-03-01T09:30:00`: UTC, whole seconds, no zone designator (the form the
+    /// Ant JUnit schema and Jenkins accept).
+    static func timestamp(_ date: Date) -> String {
+        let total = Int64(date.timeIntervalSince1970.rounded(.down))
+        let days = total >= 0 ? total / 86_400 : (total - 86_399) / 86_400
+        let secondOfDay = total - days * 86_400
+        let (year, month, day) = civilDate(daysSince1970: days)
+        return String(
+            format: "%04lld-%02lld-%02lldT%02lld:%02lld:%02lld", year, month, day, secondOfDay / 3600,
+            secondOfDay / 60 % 60, secondOfDay % 60)
+    }
+
+    /// Howard Hinnant's `civil_from_days`: the proleptic Gregorian date of a day count since 1970-01-01.
+    static func civilDate(daysSince1970 days: Int64) -> (year: Int64, month: Int64, day: Int64) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let shiftedMonth = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
+        let month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+
+    private static func nonFinite(_ value: Double) -> String? {
+        if value.isNaN { return "NaN" }
+        if value.isInfinite { return value < 0 ? "-Inf" : "+Inf" }
+        return nil
+    }
+
+    private static func trimmingZeros(_ text: String) -> String {
+        guard text.contains(".") else { return text }
+        var trimmed = Substring(text)
+        while trimmed.hasSuffix("0") { trimmed = trimmed.dropLast() }
+        if trimmed.hasSuffix(".") { trimmed = trimmed.dropLast() }
+        return String(trimmed)
+    }
+}

@@ -1,0 +1,67 @@
+/// The text a suite and its test cases carry in `<system-out>` and `<system-err>`: the board's timeline on the
+/// rig clock, its attachments, and each check's numbers with their definitions.
+///
+/// ```
+/// [+0.000000s] state    off → booting: power on
+/// [+0.412000s] info     console: ESP-IDF v5.1 boot
+/// [+1.020000s] warning  central: MTU exchange retried
+///     a continuation line of the same message
+/// [[ATTACHMENT|captures/esp-01.btsnoop]]
+/// ```
+extension JUnitWriter {
+    static func systemOut(_ board: BoardResult) -> String {
+        var lines = board.timeline.map(timelineLine)
+        lines += board.attachments.map { "[[ATTACHMENT|\($0.path)]]" }
+        return lines.map { $0 + "\n" }.joined()
+    }
+
+    /// The board's log lines at `warning` or above.
+    static func systemErr(_ board: BoardResult) -> String {
+        board.logs.filter { $0.level >= .warning }.map { timelineLine(.log($0)) + "\n" }.joined()
+    }
+
+    /// A check's numbers, one metric per line with its definition:
+    /// `handshake.ready_ms p50 80.25 ms, p95 98.4 ms, count 200 (connect request → ... notifications enabled)`.
+    static func measurementListing(_ test: TestResult) -> String {
+        MeasuredValue.groupedByMetric(test.measurements).map { group in
+            let readings = group.values.map { VisibleText.singleLine($0.reading) }.joined(separator: ", ")
+            let definition = VisibleText.singleLine(group.values[0].definition)
+            return "\(VisibleText.singleLine(group.metric)) \(readings) (\(definition))\n"
+        }.joined()
+    }
+
+    static func timelineLine(_ entry: TimelineEntry) -> String {
+        let time = "[\(NumberText.rigTime(entry.at))]"
+        switch entry {
+        case .log(let line):
+            let level = padded(VisibleText.singleLine(line.level.rawValue))
+            return "\(time) \(level) \(VisibleText.singleLine(line.source)): \(continued(line.message))"
+        case .transition(let transition):
+            let reason = transition.reason.isEmpty ? "" : ": \(continued(transition.reason))"
+            let move = VisibleText.singleLine(transition.from) + " → " + VisibleText.singleLine(transition.to)
+            return "\(time) \(padded("state")) \(move)\(reason)"
+        }
+    }
+
+    /// Indents every line after the first (lines end at LF, CR LF or a lone CR), so a multi-line message
+    /// cannot pass for timeline entries. Line breaks at the end (consoles send `\r\n`) are dropped.
+    private static func continued(_ message: String) -> String {
+        var scalars = Substring(message).unicodeScalars
+        while let last = scalars.last, last == "\n" || last == "\r" { scalars.removeLast() }
+        var text = ""
+        var afterCR = false
+        for scalar in scalars {
+            defer { afterCR = scalar == "\r" }
+            switch scalar {
+            case "\n" where afterCR: continue
+            case "\n", "\r": text += "\n    "
+            default: text.unicodeScalars.append(scalar)
+            }
+        }
+        return text
+    }
+
+    private static func padded(_ word: String) -> String {
+        word.count >= 8 ? word : word + String(repeating: " ", count: 8 - word.count)
+    }
+}

@@ -1,0 +1,137 @@
+import BLECore
+
+/// A run folded from its event log: the run's identity and one ``BoardResult`` per board, in the order boards
+/// first appear in the log. Every report (JUnit, text summary, HTML) renders this model. The fold
+/// initializer, `RunResult(_ events:)`, documents how events map onto it.
+public struct RunResult: Sendable, Hashable {
+    /// The run's first ``RunEvent/runStarted(_:)``; nil when the log has none (a log cut at the front).
+    public var run: RunEvent.RunStarted?
+    /// The run's ``RunEvent/runFinished(_:)``; nil for a run that was interrupted.
+    public var finished: RunEvent.RunFinished?
+    public var boards: [BoardResult]
+
+    public init(run: RunEvent.RunStarted?, finished: RunEvent.RunFinished?, boards: [BoardResult]) {
+        self.run = run
+        self.finished = finished
+        self.boards = boards
+    }
+
+    /// The counts over every board.
+    public var counts: TestCounts { boards.reduce(TestCounts()) { $0 + $1.counts } }
+}
+
+/// What happened on one board during a run.
+public struct BoardResult: Sendable, Hashable {
+    /// The board id from the rig file.
+    public var id: String
+    /// The device profile, from ``RunEvent/boardStarted(_:)``; nil when the board never started.
+    public var profile: String?
+    public var identity: [IdentityField]
+    public var started: RigInstant?
+    public var finished: RigInstant?
+    /// The board's checks in the order they started.
+    public var tests: [TestResult]
+    /// Log lines and state transitions, in the order they were emitted.
+    public var timeline: [TimelineEntry]
+    public var attachments: [RunEvent.Attachment]
+
+    public init(
+        id: String, profile: String? = nil, identity: [IdentityField] = [], started: RigInstant? = nil,
+        finished: RigInstant? = nil, tests: [TestResult] = [], timeline: [TimelineEntry] = [],
+        attachments: [RunEvent.Attachment] = []
+    ) {
+        self.id = id
+        self.profile = profile
+        self.identity = identity
+        self.started = started
+        self.finished = finished
+        self.tests = tests
+        self.timeline = timeline
+        self.attachments = attachments
+    }
+
+    public var counts: TestCounts { tests.reduce(TestCounts()) { $0 + TestCounts($1.outcome) } }
+
+    public var logs: [RunEvent.LogLine] {
+        timeline.compactMap { if case .log(let line) = $0 { line } else { nil } }
+    }
+
+    public var transitions: [RunEvent.StateTransition] {
+        timeline.compactMap { if case .transition(let transition) = $0 { transition } else { nil } }
+    }
+
+    /// Rig time from the board's start to its finish; without both, the sum of its checks' durations.
+    public var elapsed: Duration {
+        if let started, let finished { return started.duration(to: finished) }
+        return tests.reduce(.zero) { $0 + $1.duration }
+    }
+}
+
+/// One check on one board.
+public struct TestResult: Sendable, Hashable {
+    public var board: String
+    public var suite: String
+    public var name: String
+    public var started: RigInstant
+    public var duration: Duration
+    public var outcome: TestOutcome
+    public var measurements: [MeasuredValue]
+
+    public init(
+        board: String, suite: String, name: String, started: RigInstant, duration: Duration, outcome: TestOutcome,
+        measurements: [MeasuredValue] = []
+    ) {
+        self.board = board
+        self.suite = suite
+        self.name = name
+        self.started = started
+        self.duration = duration
+        self.outcome = outcome
+        self.measurements = measurements
+    }
+}
+
+/// An entry of a board's timeline.
+public enum TimelineEntry: Sendable, Hashable {
+    case log(RunEvent.LogLine)
+    case transition(RunEvent.StateTransition)
+
+    public var at: RigInstant {
+        switch self {
+        case .log(let line): line.at
+        case .transition(let transition): transition.at
+        }
+    }
+}
+
+/// How many checks ended which way.
+public struct TestCounts: Sendable, Hashable {
+    public var passed = 0
+    public var failed = 0
+    public var errors = 0
+    public var skipped = 0
+
+    public init(passed: Int = 0, failed: Int = 0, errors: Int = 0, skipped: Int = 0) {
+        self.passed = passed
+        self.failed = failed
+        self.errors = errors
+        self.skipped = skipped
+    }
+
+    init(_ outcome: TestOutcome) {
+        switch outcome {
+        case .passed: passed = 1
+        case .failed: failed = 1
+        case .error: errors = 1
+        case .skipped: skipped = 1
+        }
+    }
+
+    public var tests: Int { passed + failed + errors + skipped }
+
+    public static func + (a: Self, b: Self) -> Self {
+        Self(
+            passed: a.passed + b.passed, failed: a.failed + b.failed, errors: a.errors + b.errors,
+            skipped: a.skipped + b.skipped)
+    }
+}

@@ -1,0 +1,78 @@
+extension RunResult {
+    /// A plain-text table for the terminal, one row per board and a total:
+    ///
+    /// ```
+    /// board  | profile   | passed | failed | errors | skipped | key numbers
+    /// -------+-----------+--------+--------+--------+---------+----------------------------------
+    /// esp-01 | esp-point |      5 |      0 |      0 |       1 | handshake.ready_ms p95 80.2 ms
+    /// esp-02 | esp-point |      4 |      1 |      0 |       0 | handshake.ready_ms p95 212.4 ms
+    /// -------+-----------+--------+--------+--------+---------+----------------------------------
+    /// total  |           |      9 |      1 |      0 |       1 |
+    /// ```
+    ///
+    /// Key numbers: for each metric the board measured (the first check that measured it wins), the first of
+    /// `keyStatistics` that was measured, else the first statistic there is. `metrics` restricts and orders the
+    /// metrics shown; nil shows all in the order they were first measured. Columns are aligned by character
+    /// count (wide East Asian characters are not accounted for); control characters are made visible.
+    public func summaryTable(keyStatistics: [Statistic] = [.p95, .value], metrics: [String]? = nil) -> String {
+        let header = ["board", "profile", "passed", "failed", "errors", "skipped", "key numbers"]
+        let rows = boards.map { board in
+            let counts = board.counts
+            return [
+                board.id, board.profile ?? "-", String(counts.passed), String(counts.failed), String(counts.errors),
+                String(counts.skipped),
+                Self.keyNumbers(board, keyStatistics: keyStatistics, metrics: metrics).joined(separator: ", "),
+            ].map(VisibleText.singleLine)
+        }
+        let total = counts
+        let totalRow = [
+            "total", "", String(total.passed), String(total.failed), String(total.errors), String(total.skipped), "",
+        ]
+        let widths = (0..<header.count).map { column in
+            ([header, totalRow] + rows).map { $0[column].count }.max() ?? 0
+        }
+        let numeric: Set<Int> = [2, 3, 4, 5]
+        func line(_ cells: [String]) -> String {
+            let padded = cells.enumerated().map { column, cell in
+                let fill = String(repeating: " ", count: widths[column] - cell.count)
+                return numeric.contains(column) ? fill + cell : cell + fill
+            }
+            var text = padded.joined(separator: " | ")
+            while text.hasSuffix(" ") { text.removeLast() }
+            return text + "\n"
+        }
+        let rule = widths.map { String(repeating: "-", count: $0) }.joined(separator: "-+-") + "\n"
+        return line(header) + rule + rows.map(line).joined() + rule + line(totalRow)
+    }
+
+    /// The key numbers of one board, e.g. `["handshake.connect_ms p95 12.5 ms", "ota.throughput_kBps value 41 kB/s"]`.
+    static func keyNumbers(_ board: BoardResult, keyStatistics: [Statistic], metrics: [String]?) -> [String] {
+        let groups = MeasuredValue.groupedByMetric(firstMeasurementPerMetric(board))
+        let chosen: [(metric: String, values: [MeasuredValue])]
+        if let metrics {
+            chosen = metrics.compactMap { metric in groups.first { $0.metric == metric } }
+        } else {
+            chosen = groups
+        }
+        return chosen.map { group in
+            let pick =
+                keyStatistics.lazy.compactMap { statistic in
+                    group.values.first { $0.statistic == statistic }
+                }.first ?? group.values[0]
+            return "\(pick.metric) \(pick.reading)"
+        }
+    }
+
+    /// The board's measurements, keeping for each metric only those of the first check that measured it.
+    private static func firstMeasurementPerMetric(_ board: BoardResult) -> [MeasuredValue] {
+        var owner: [String: Int] = [:]
+        var values: [MeasuredValue] = []
+        for (index, test) in board.tests.enumerated() {
+            for value in test.measurements where owner[value.metric, default: index] == index {
+                owner[value.metric] = index
+                values.append(value)
+            }
+        }
+        return values
+    }
+}

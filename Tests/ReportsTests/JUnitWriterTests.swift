@@ -1,0 +1,124 @@
+import BLECore
+import Foundation
+import Testing
+
+@testable import Reports
+
+#if canImport(FoundationXML)
+    import FoundationXML
+#endif
+
+@Suite("JUnitWriter: golden output and schema validity")
+struct JUnitWriterTests {
+    let writer = JUnitWriter()
+
+    @Test("a run with passes, a failure, a skip, errors and numbers renders as the golden file")
+    func benchGolden() throws {
+        try Fixtures.expectGolden(writer.render(RunLog(SampleRuns.bench)), named: "bench.junit.xml")
+    }
+
+    @Test("nasty strings render as the golden file")
+    func nastyGolden() throws {
+        try Fixtures.expectGolden(writer.render(RunResult(SampleRuns.nasty)), named: "nasty.junit.xml")
+    }
+
+    static let logs: [(name: String, events: [RunEvent])] = [
+        ("bench", SampleRuns.bench), ("nasty", SampleRuns.nasty), ("headless", SampleRuns.headless), ("empty", []),
+        ("bench, events out of order", SampleRuns.bench.reversed()),
+    ]
+
+    @Test("the output validates against junit-10.xsd", arguments: logs)
+    func validatesAgainstSchema(name: String, events: [RunEvent]) throws {
+        let verdict = try XMLLint.validate(writer.render(RunResult(events)), schema: Fixtures.schema)
+        #expect(verdict.valid, "\(name): xmllint rejected the document:\n\(verdict.output)")
+    }
+
+    @Test(
+        "the schema check rejects what the schema forbids (so a pass means something)",
+        arguments: [
+            // properties inside a testcase
+            #"<testcase name="t"><properties/></testcase>"#,
+            // a negative time
+            #"<testcase name="t"/></testsuite><testsuite name="c" tests="0" failures="0" errors="0" time="-1.000">"#,
+            // a testcase without a name
+            #"<testcase classname="t"/>"#,
+            // an attribute the schema does not know
+            #"<testcase name="t" skipped="1"/>"#,
+            // a control character XML 1.0 forbids
+            "<system-out>\u{7}</system-out>",
+        ])
+    func schemaCheckHasTeeth(body: String) throws {
+        let document =
+            #"<testsuites><testsuite name="b" tests="1" failures="0" errors="0">"#
+            + body + "</testsuite></testsuites>"
+        let verdict = try XMLLint.validate(document, schema: Fixtures.schema)
+        #expect(!verdict.valid, "xmllint accepted \(document)")
+        let wellFormed =
+            #"<testsuites><testsuite name="b" tests="1" failures="0" errors="0"><testcase name="t"/>"#
+            + "</testsuite></testsuites>"
+        #expect(try XMLLint.validate(wellFormed, schema: Fixtures.schema).valid)
+    }
+
+    @Test("the xmllint lookup finds nothing in a PATH without it, and the failure says what to install")
+    func missingXMLLint() throws {
+        let empty = Fixtures.temporaryFile("empty-bin")
+        try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: empty) }
+        #expect(XMLLint.find(searchPath: empty.path) == nil)
+        #expect(XMLLint.missingMessage.contains("libxml2-utils"))
+        #expect(XMLLint.missingMessage.contains("make test"))
+    }
+
+    @Test("a failure says where and what: board, suite, check, measured against the limit")
+    func failureMessage() throws {
+        let xml = writer.render(RunResult(SampleRuns.bench))
+        let message = "esp-02 handshake.ready: handshake.ready_ms p95 212.4 ms &gt; 150 ms"
+        #expect(
+            xml.contains(
+                #"<failure message="\#(message)" type="failure">200 connections; 14 above 150 ms</failure>"#))
+        #expect(xml.contains(#"<error message="esp-02 ota.resume: lease on esp-02 lost" type="error">"#))
+    }
+
+    @Test("written files hold exactly the rendered document")
+    func writesFile() throws {
+        let url = Fixtures.temporaryFile("junit.xml")
+        defer { try? FileManager.default.removeItem(at: url) }
+        let result = RunResult(SampleRuns.bench)
+        try writer.write(result, to: url)
+        #expect(try String(contentsOf: url, encoding: .utf8) == writer.render(result))
+    }
+
+    #if canImport(FoundationXML)
+        @Test("a parser finds every suite, case and property with the original strings made visible")
+        func parsedStructure() throws {
+            let document = try XMLDocument(
+                xmlString: writer.render(RunResult(SampleRuns.nasty)), options: [.nodePreserveWhitespace])
+            let suites = try #require(document.rootElement()).elements(forName: "testsuite")
+            #expect(suites.count == 1)
+            let suite = try #require(suites.first)
+            let s = SampleRuns.nastyStrings.map(VisibleText.visible)
+            #expect(suite.attribute(forName: "name")?.stringValue == "nasty-\(s[0])")
+            let properties = suite.elements(forName: "properties").first?.elements(forName: "property") ?? []
+            let byName = Dictionary(
+                properties.map {
+                    (
+                        $0.attribute(forName: "name")?.stringValue ?? "",
+                        $0.attribute(forName: "value")?.stringValue ?? ""
+                    )
+                },
+                uniquingKeysWith: { first, _ in first })
+            for string in s { #expect(byName["board.\(string)"] == string) }
+            #expect(byName["\(s[1]).\(s[2]).m\(s[1]).\(s[3])"] == "NaN")
+            let cases = suite.elements(forName: "testcase")
+            #expect(
+                cases.map { $0.attribute(forName: "classname")?.stringValue } == [
+                    "nasty-\(s[0]).\(s[1])", "nasty-\(s[0]).\(s[4])", "nasty-\(s[0]).\(s[0])",
+                ])
+            #expect(cases[0].elements(forName: "failure").first?.stringValue == s[1])
+            #expect(cases[2].elements(forName: "skipped").first?.attribute(forName: "message")?.stringValue == s[3])
+            let out = suite.elements(forName: "system-out").first?.stringValue ?? ""
+            #expect(out.contains(s[2]))
+            #expect(out.contains("[[ATTACHMENT|\(s[2])]]"))
+        }
+    #endif
+}
