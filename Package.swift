@@ -16,16 +16,24 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
         .package(url: "https://github.com/jpsim/Yams", exact: "6.2.2"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", exact: "0.2.0"),
+        .package(url: "https://github.com/apple/swift-crypto", exact: "3.12.3"),
     ],
     targets: [
         .target(name: "BLECore"),
-        .target(name: "VirtualFarm", dependencies: ["BLECore"]),
-        .target(name: "CentralStack", dependencies: ["BLECore"]),
+        .target(name: "DeviceProfiles", dependencies: ["BLECore"]),
+        .target(
+            name: "VirtualFarm",
+            dependencies: ["BLECore", "DeviceProfiles", .product(name: "Crypto", package: "swift-crypto")]
+        ),
+        .target(
+            name: "CentralStack",
+            dependencies: ["BLECore", "DeviceProfiles", .product(name: "Crypto", package: "swift-crypto")]
+        ),
         .target(name: "Reports", dependencies: ["BLECore"]),
         .target(
             name: "Orchestrator",
             dependencies: [
-                "BLECore", "VirtualFarm", "CentralStack", "Reports",
+                "BLECore", "DeviceProfiles", "VirtualFarm", "CentralStack", "Reports",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
@@ -39,8 +47,9 @@ let package = Package(
             ]
         ),
         .testTarget(name: "BLECoreTests", dependencies: ["BLECore"]),
-        .testTarget(name: "VirtualFarmTests", dependencies: ["VirtualFarm", "BLECore"]),
-        .testTarget(name: "CentralStackTests", dependencies: ["CentralStack", "VirtualFarm", "BLECore"]),
+        .testTarget(name: "DeviceProfilesTests", dependencies: ["DeviceProfiles", "BLECore"]),
+        .testTarget(name: "VirtualFarmTests", dependencies: ["VirtualFarm", "DeviceProfiles", "BLECore"]),
+        .testTarget(name: "CentralStackTests", dependencies: ["CentralStack", "VirtualFarm", "DeviceProfiles", "BLECore"]),
         .testTarget(name: "ReportsTests", dependencies: ["Reports"], exclude: ["Fixtures"]),
         .testTarget(name: "OrchestratorTests", dependencies: ["Orchestrator"]),
     ],

@@ -1,0 +1,52 @@
+import BLECore
+
+/// `nano33-ble-sense`, the Arduino Nano 33 BLE Sense of the Arduino tutorial (device-profiles.md §2).
+public enum Nano33BLESense {
+    public static let ledService = BluetoothUUID("cd48409a-f3cc-11ed-a05b-0242ac120003")!
+    /// u8 0/1, write.
+    public static let ledStatus = BluetoothUUID("cd48409b-f3cc-11ed-a05b-0242ac120003")!
+    public static let sensorService = BluetoothUUID("d888a9c2-f3cc-11ed-a05b-0242ac120003")!
+    /// i8 °C, read and notify.
+    public static let temperature = BluetoothUUID("d888a9c3-f3cc-11ed-a05b-0242ac120003")!
+
+    public static let advertisedName = "iOSArduinoBoard"
+}
+
+/// `hrm`, the heart-rate monitor with an alert light (device-profiles.md §3).
+public enum HeartRateMonitor {
+    /// UTF-8 `redAlert` / `turnOff`, write with response.
+    public static let alertLevel = Profile.custom(0x0401)
+
+    /// `HRM-XXXX`, XXXX the last two address bytes in hex.
+    public static func advertisedName(for address: DeviceAddress) -> String {
+        "HRM-" + address.bytes.suffix(2).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+    }
+
+    /// The alert light's states, written as UTF-8 text.
+    public enum Alert: String, Sendable, Hashable, CaseIterable {
+        case redAlert
+        case turnOff
+    }
+
+    /// The central's alert policy: above 140 bpm raise the alert, below 125 clear it, write only on a change.
+    public struct AlertPolicy: Sendable, Hashable {
+        public var raiseAbove: Int = 140
+        public var clearBelow: Int = 125
+        public private(set) var current: Alert = .turnOff
+
+        public init(raiseAbove: Int = 140, clearBelow: Int = 125) {
+            self.raiseAbove = raiseAbove
+            self.clearBelow = clearBelow
+        }
+
+        /// Feeds one heart rate; returns the alert to write when the state changes, nil otherwise.
+        public mutating func observe(bpm: Int) -> Alert? {
+            switch current {
+            case .turnOff where bpm > raiseAbove: current = .redAlert
+            case .redAlert where bpm < clearBelow: current = .turnOff
+            default: return nil
+            }
+            return current
+        }
+    }
+}

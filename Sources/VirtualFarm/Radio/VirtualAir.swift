@@ -1,0 +1,219 @@
+import BLECore
+
+/// The radio medium of one simulation: the boards advertising on it, the scans listening, and the connections
+/// being made. Advertising events are computed, not ticked: an event is simulated only when someone listens.
+public final class VirtualAir: @unchecked Sendable {
+    // @unchecked Sendable: confined to the simulation thread; entry points assert it.
+
+    public let sim: Simulation
+    public let parameters: LinkParameters
+    public let faults: LinkFaults
+    let model: LinkModel
+
+    private var peripherals: [PeripheralEntry] = []
+    private var scanners: [Scanner] = []
+    private var pendingConnects: [PendingConnect] = []
+    private var nextIdentifier = 0
+    private var nextHandle: UInt16 = 0x0040
+    private var dropRandom: [DeviceAddress: SeededRandom] = [:]
+
+    public init(sim: Simulation, parameters: LinkParameters, faults: LinkFaults = LinkFaults()) {
+        self.sim = sim
+        self.parameters = parameters
+        self.faults = faults
+        self.model = LinkModel(parameters)
+    }
+
+    private final class PeripheralEntry {
+        let peripheral: any AirPeripheral
+        var timer: TimerQueue.ID?
+        init(_ peripheral: any AirPeripheral) { self.peripheral = peripheral }
+    }
+
+    private struct Scanner {
+        let id: Int
+        let filter: ScanFilter
+        let continuation: AsyncStream<Advertisement>.Continuation
+        var seen: Set<DeviceAddress> = []
+    }
+
+    struct PendingConnect {
+        let id: Int
+        let address: DeviceAddress
+        let requested: RigInstant
+        let timeout: Duration
+        var timer: TimerQueue.ID?
+        let complete: (Result<VirtualLink, CentralError>) -> Void
+    }
+
+    // MARK: Peripherals
+
+    public func add(_ peripheral: any AirPeripheral) {
+        sim.assertIsolated()
+        precondition(!peripherals.contains { $0.peripheral.address == peripheral.address }, "two boards at \(peripheral.address)")
+        peripherals.append(PeripheralEntry(peripheral))
+        advertisingChanged(peripheral)
+    }
+
+    /// A peripheral started or stopped advertising, or changed what it advertises.
+    public func advertisingChanged(_ peripheral: any AirPeripheral) {
+        sim.assertIsolated()
+        guard let entry = peripherals.first(where: { $0.peripheral === peripheral }) else { return }
+        rearm(entry)
+    }
+
+    private func isObserved(_ address: DeviceAddress) -> Bool {
+        !scanners.isEmpty || pendingConnects.contains { $0.address == address }
+    }
+
+    private func rearm(_ entry: PeripheralEntry) {
+        if let timer = entry.timer { sim.cancel(timer) }
+        entry.timer = nil
+        let peripheral = entry.peripheral
+        guard let state = peripheral.advertising, isObserved(peripheral.address) else { return }
+        let at = nextAdvertisingEvent(of: peripheral.address, state, atOrAfter: sim.now)
+        entry.timer = sim.schedule(at: at) { [self] in
+            entry.timer = nil
+            advertisingEvent(entry, state: state, at: at)
+        }
+    }
+
+    /// The start of the first advertising event at or after `instant`: event n starts at
+    /// `since + n × interval + advDelay(n)`, advDelay drawn from [0, 10 ms) per event from the seed.
+    func nextAdvertisingEvent(of address: DeviceAddress, _ state: AdvertisingState, atOrAfter instant: RigInstant) -> RigInstant {
+        let stream = "advertising/\(address)/\(state.since.sinceOrigin)"
+        func eventStart(_ n: Int64) -> RigInstant {
+            let delay = SeededRandom.unit(seed: sim.seed, stream: stream, index: UInt64(n))
+            return state.since.advanced(by: state.interval * n + LinkModel.maximumAdvertisingDelay * delay)
+        }
+        let elapsed = state.since.duration(to: instant) - LinkModel.maximumAdvertisingDelay
+        var n = max(0, Int64((elapsed / state.interval).rounded(.down)))
+        while eventStart(n) < instant { n += 1 }
+        return eventStart(n)
+    }
+
+    private func advertisingEvent(_ entry: PeripheralEntry, state: AdvertisingState, at start: RigInstant) {
+        let peripheral = entry.peripheral
+        let advertisingAirtime = PHY.le1M.packetAirtime(payload: LinkModel.advertisingHeader + state.data.encodedLength)
+        if state.connectable, let index = pendingConnects.firstIndex(where: { $0.address == peripheral.address }) {
+            let pending = pendingConnects.remove(at: index)
+            if let timer = pending.timer { sim.cancel(timer) }
+            let connectIndicationEnd = start + advertisingAirtime + PHY.interFrameSpace
+                + PHY.le1M.packetAirtime(payload: LinkModel.connectIndicationPayload)
+            sim.schedule(at: connectIndicationEnd) { [self] in establish(pending, with: peripheral, at: connectIndicationEnd) }
+            return
+        }
+        // Active scanning: SCAN_REQ and SCAN_RSP follow the advertising packet within the event.
+        let received = start + advertisingAirtime + PHY.interFrameSpace + PHY.le1M.packetAirtime(payload: 12)
+            + PHY.interFrameSpace + PHY.le1M.packetAirtime(payload: LinkModel.advertisingHeader + state.scanResponse.encodedLength)
+        let report = Advertisement(
+            address: peripheral.address, data: state.data.merged(with: state.scanResponse), rssi: state.rssi,
+            connectable: state.connectable, received: received)
+        sim.schedule(at: received) { [self] in deliver(report) }
+        rearm(entry)
+    }
+
+    private func deliver(_ report: Advertisement) {
+        for i in scanners.indices where scanners[i].filter.accepts(report.data) {
+            if scanners[i].filter.deduplicate {
+                guard scanners[i].seen.insert(report.address).inserted else { continue }
+            }
+            scanners[i].continuation.yield(report)
+        }
+    }
+
+    // MARK: Scanning
+
+    func startScan(_ filter: ScanFilter) -> AsyncStream<Advertisement> {
+        sim.assertIsolated()
+        let (stream, continuation) = AsyncStream.makeStream(of: Advertisement.self)
+        nextIdentifier += 1
+        let id = nextIdentifier
+        let sim = self.sim
+        continuation.onTermination = { [weak self] _ in
+            sim.schedule(at: sim.now) { self?.stopScan(id) }
+        }
+        scanners.append(Scanner(id: id, filter: filter, continuation: continuation))
+        if scanners.count == 1 { peripherals.forEach(rearm) }
+        return stream
+    }
+
+    private func stopScan(_ id: Int) {
+        scanners.removeAll { $0.id == id }
+        if scanners.isEmpty { peripherals.forEach(rearm) }
+    }
+
+    // MARK: Connecting
+
+    /// Starts connecting to `address`; `complete` runs on the simulation thread with the link once it is up, or
+    /// with the reason it could not be made. Returns an identifier for `cancelConnect`.
+    func beginConnect(
+        to address: DeviceAddress, timeout: Duration, complete: @escaping (Result<VirtualLink, CentralError>) -> Void
+    ) -> Int {
+        sim.assertIsolated()
+        nextIdentifier += 1
+        var pending = PendingConnect(id: nextIdentifier, address: address, requested: sim.now, timeout: timeout, complete: complete)
+        let id = pending.id
+        pending.timer = sim.schedule(after: timeout) { [self] in
+            guard let index = pendingConnects.firstIndex(where: { $0.id == id }) else { return }
+            let expired = pendingConnects.remove(at: index)
+            expired.complete(.failure(.notFound(address, waited: timeout)))
+            if let entry = peripherals.first(where: { $0.peripheral.address == address }) { rearm(entry) }
+        }
+        pendingConnects.append(pending)
+        if let entry = peripherals.first(where: { $0.peripheral.address == address }) { rearm(entry) }
+        return id
+    }
+
+    /// Abandons a connection attempt that has not reached its CONNECT_IND.
+    func cancelConnect(_ id: Int) {
+        guard let index = pendingConnects.firstIndex(where: { $0.id == id }) else { return }
+        let pending = pendingConnects.remove(at: index)
+        if let timer = pending.timer { sim.cancel(timer) }
+        pending.complete(.failure(.cancelled))
+    }
+
+    private func establish(_ pending: PendingConnect, with peripheral: any AirPeripheral, at connectIndicationEnd: RigInstant) {
+        let anchor0 = connectIndicationEnd + LinkModel.transmitWindowDelay
+        nextHandle = nextHandle == 0x0EFF ? 0x0040 : nextHandle + 1
+        let link = VirtualLink(sim: sim, parameters: parameters, handle: nextHandle, anchor0: anchor0)
+        let peripheralLink = PeripheralLink(link: link)
+        peripheral.accept(peripheralLink)
+        let linkUp = anchor0 + model.firstAnchorToLinkUp
+        sim.schedule(at: linkUp) { [self] in
+            guard link.state == .up, peripheralLink.isAttached else {
+                // The peripheral never answered in the transmit window: the link layer gives up after six
+                // connection intervals (Vol 6 Part B §4.5.2).
+                let failedAt = anchor0.advanced(by: parameters.connectionInterval * 6)
+                sim.schedule(at: failedAt) {
+                    pending.complete(.failure(.connectionFailed(pending.address, reason: .connectionFailedToBeEstablished)))
+                }
+                return
+            }
+            scheduleDrop(on: link, peer: pending.address)
+            pending.complete(.success(link))
+        }
+    }
+
+    /// Draws the time of the next unexpected link loss (a Poisson process per board) and arms it.
+    private func scheduleDrop(on link: VirtualLink, peer: DeviceAddress) {
+        guard faults.dropsPerHour > 0 else { return }
+        var random = dropRandom[peer] ?? SeededRandom(seed: sim.seed, stream: "drops/\(peer)")
+        let after = random.nextExponential(mean: 3600 / faults.dropsPerHour)
+        dropRandom[peer] = random
+        sim.schedule(after: .microseconds(after * 1e6)) { link.loseSignal() }
+    }
+}
+
+/// Faults the air injects on its own, drawn from the seed.
+public struct LinkFaults: Sendable, Hashable {
+    /// Unexpected link losses per connection-hour (Poisson); each ends with a supervision timeout.
+    public var dropsPerHour: Double
+
+    public init(dropsPerHour: Double = 0) { self.dropsPerHour = dropsPerHour }
+}
+
+extension PeripheralLink {
+    /// False once the peripheral vanished from this link.
+    var isAttached: Bool { link.isAttached(.peripheral) }
+}
