@@ -37,7 +37,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
-            ]
+            ],
+            exclude: ["Rig/README.md"]
         ),
         .executableTarget(
             name: "blerig",

@@ -1,0 +1,114 @@
+/// The radio a rig runs its central on: `radio:` in the rig file.
+///
+/// ```yaml
+/// radio: virtual                                    # shorthand for {kind: virtual}
+/// radio: {kind: bluez, adapter: hci0}               # BlueZ kernel sockets; adapter defaults to hci0
+/// radio: {kind: hci, transport: "tcp:127.0.0.1:6402"}   # userspace HCI host over H4
+/// ```
+public struct RadioConfig: Hashable, Sendable {
+    public enum Kind: Hashable, Sendable {
+        /// The virtual farm's simulated radio.
+        case virtual
+        /// A BlueZ adapter through kernel sockets, `hci0`, `hci1`, ...
+        case bluez(adapter: String)
+        /// A controller driven by blerig's own HCI host over H4.
+        case hci(Transport)
+    }
+
+    /// Where H4 HCI packets travel for a `kind: hci` radio, written as one string.
+    public enum Transport: Hashable, Sendable, CustomStringConvertible {
+        /// `tcp:host:port`, e.g. a controller emulator or a network-attached dongle.
+        case tcp(host: String, port: UInt16)
+        /// `uart:/dev/ttyUSB0@1000000`: a serial controller; the baud rate defaults to 115200.
+        case uart(path: String, baud: Int)
+        /// `user:hci0`: the HCI user channel of a BlueZ adapter (the kernel's host stays away from it).
+        case userChannel(adapter: String)
+
+        public static let defaultUARTBaud = 115_200
+
+        public var description: String {
+            switch self {
+            case .tcp(let host, let port): "tcp:\(host):\(port)"
+            case .uart(let path, let baud): "uart:\(path)@\(baud)"
+            case .userChannel(let adapter): "user:\(adapter)"
+            }
+        }
+
+        /// Parses the written form; the error is a sentence saying what is wrong.
+        public static func parse(_ text: String) -> Result<Transport, TransportSyntaxError> {
+            let form = "expected tcp:HOST:PORT, uart:/dev/PATH@BAUD or user:hciN"
+            guard let colon = text.firstIndex(of: ":") else {
+                return .failure(.init("transport '\(text)' has no scheme (\(form))"))
+            }
+            let scheme = text[..<colon]
+            let rest = String(text[text.index(after: colon)...])
+            switch scheme {
+            case "tcp":
+                guard let portColon = rest.lastIndex(of: ":"), !rest[..<portColon].isEmpty else {
+                    return .failure(.init("transport '\(text)' needs a host and a port (tcp:HOST:PORT)"))
+                }
+                var host = String(rest[..<portColon])
+                if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+                guard let port = UInt16(rest[rest.index(after: portColon)...]), port > 0 else {
+                    return .failure(.init("transport '\(text)' has no valid port (1…65535)"))
+                }
+                return .success(.tcp(host: host, port: port))
+            case "uart":
+                var path = rest
+                var baud = defaultUARTBaud
+                if let at = rest.lastIndex(of: "@") {
+                    path = String(rest[..<at])
+                    guard let rate = Int(rest[rest.index(after: at)...]), (1_200...12_000_000).contains(rate) else {
+                        return .failure(.init("transport '\(text)' has no valid baud rate (1200…12000000)"))
+                    }
+                    baud = rate
+                }
+                guard path.hasPrefix("/"), path.count > 1 else {
+                    return .failure(.init("transport '\(text)' needs an absolute device path (uart:/dev/ttyUSB0@BAUD)"))
+                }
+                return .success(.uart(path: path, baud: baud))
+            case "user":
+                guard RadioConfig.isAdapterName(rest) else {
+                    return .failure(.init("transport '\(text)' needs an adapter name such as user:hci0"))
+                }
+                return .success(.userChannel(adapter: rest))
+            default:
+                return .failure(.init("unknown transport scheme '\(scheme)' (\(form))"))
+            }
+        }
+    }
+
+    /// Why a transport string did not parse, as one sentence.
+    public struct TransportSyntaxError: Error, Hashable, Sendable {
+        public var message: String
+        public init(_ message: String) { self.message = message }
+    }
+
+    public var kind: Kind
+    /// Where `radio:`'s value is written.
+    public var location: SourceLocation
+
+    public init(_ kind: Kind, at location: SourceLocation) {
+        self.kind = kind
+        self.location = location
+    }
+
+    public var isVirtual: Bool { kind == .virtual }
+
+    /// `kind:` as written: `virtual`, `bluez` or `hci`.
+    public var kindName: String {
+        switch kind {
+        case .virtual: "virtual"
+        case .bluez: "bluez"
+        case .hci: "hci"
+        }
+    }
+
+    public static let defaultBlueZAdapter = "hci0"
+
+    /// `hci0`, `hci12`.
+    static func isAdapterName(_ text: String) -> Bool {
+        let number = text.dropFirst(3)
+        return text.hasPrefix("hci") && !number.isEmpty && number.allSatisfy(\.isASCII) && UInt(number) != nil
+    }
+}

@@ -1,0 +1,174 @@
+extension RigConfig {
+    /// Reads a whole rig file's tree; nil if any issue was recorded in `diagnostics`.
+    static func decode(_ root: RigNode, knownSuites: [String], diagnostics: RigDiagnostics) -> RigConfig? {
+        guard var reader = RigMappingReader(root, noun: "the rig file", diagnostics: diagnostics) else { return nil }
+        let name = reader.read("rig", required: true) { node throws(RigFileIssue) in
+            let name = try node.string(for: "rig")
+            guard isValidName(name) else {
+                throw node.issue(
+                    .invalidValue,
+                    "rig name '\(name)' may hold only letters, digits, '.', '-' and '_' (1 to 64 of them)")
+            }
+            return name
+        }
+        let radioNode = reader.value("radio")
+        let radio = radioNode.flatMap { RadioConfig.decode($0, diagnostics: diagnostics) }
+        if radioNode == nil {
+            reader.recordMissing("radio", because: " (virtual, {kind: bluez, adapter: hci0} or {kind: hci, ...})")
+        }
+        let boardsNode = reader.value("boards")
+        let boards = boardsNode.map { decodeBoards($0, radio: radio, diagnostics: diagnostics) }
+        if boardsNode == nil { reader.recordMissing("boards") }
+        let virtualNode = reader.value("virtual")
+        var virtual = virtualNode.flatMap { VirtualFarmConfig.decode($0, diagnostics: diagnostics) }
+        let suitesNode = reader.value("suites")
+        let suites = suitesNode.map { decodeSuites($0, known: knownSuites, diagnostics: diagnostics) }
+        if suitesNode == nil { reader.recordMissing("suites") }
+        let gates = reader.read("gates") { node throws(RigFileIssue) in
+            let path = try node.string(for: "gates")
+            guard !path.isEmpty else { throw node.issue(.invalidValue, "'gates' must be a file path") }
+            return FileReference(path: path, at: node.location)
+        }
+        reader.rejectUnknownKeys()
+
+        if let radio, radio.isVirtual, virtualNode == nil {
+            virtual = VirtualFarmConfig(at: radio.location)
+        }
+        guard diagnostics.isEmpty, let name, let radio, let boards, let suites else { return nil }
+        return RigConfig(
+            name: name, radio: radio, boards: boards, virtual: virtual, suites: suites, gates: gates,
+            at: root.location)
+    }
+
+    /// Reads `boards:` and checks what the boards must not share.
+    private static func decodeBoards(
+        _ node: RigNode, radio: RadioConfig?, diagnostics: RigDiagnostics
+    ) -> [BoardConfig] {
+        guard let elements = node.elements else {
+            diagnostics.record(
+                .wrongType, "'boards' must be a list of boards, found \(node.summary)",
+                at: node.location)
+            return []
+        }
+        if elements.isEmpty {
+            diagnostics.record(.missingKey, "'boards' must list at least one board", at: node.location)
+        }
+        var boards: [BoardConfig] = []
+        var seen = BindingRegistry(diagnostics: diagnostics)
+        for (index, element) in elements.enumerated() {
+            guard let board = BoardConfig.decode(element, index: index, diagnostics: diagnostics) else { continue }
+            let at = { (path: [String]) in path.reduce(Optional(element)) { $0?[$1] }?.location ?? element.location }
+            guard seen.claim("board id '\(board.id)'", by: "", at: at(["id"])) else { continue }
+            if let radio, !radio.isVirtual, board.match == nil {
+                diagnostics.record(
+                    .missingKey,
+                    "board '\(board.id)' needs 'match' (a name or an address) to be found on a \(radio.kindName) radio",
+                    at: board.location)
+            }
+            if let port = board.serial?.port {
+                seen.claim("serial port '\(port)'", by: board.id, at: at(["serial", "port"]))
+            }
+            if let power = board.power {
+                seen.claim("hub \(power.hub) port \(power.port)", by: board.id, at: at(["power", "port"]))
+            }
+            if let name = board.match?.name {
+                seen.claim("match name '\(name)'", by: board.id, at: at(["match", "name"]))
+            }
+            if let address = board.match?.address {
+                seen.claim("match address \(address)", by: board.id, at: at(["match", "address"]))
+            }
+            if radio?.isVirtual ?? false, let address = board.virtual.address {
+                if let matched = board.match?.address, matched != address {
+                    diagnostics.record(
+                        .conflict,
+                        "virtual address \(address) differs from match address \(matched); the central would not "
+                            + "find the board", at: at(["virtual", "address"]))
+                } else if element["virtual"]?["address"] != nil {
+                    seen.claim("virtual address \(address)", by: board.id, at: at(["virtual", "address"]))
+                }
+            }
+            boards.append(board)
+        }
+        return boards
+    }
+
+    /// Reads `suites:`: names, or one-key mappings from a name to its options.
+    private static func decodeSuites(
+        _ node: RigNode, known: [String], diagnostics: RigDiagnostics
+    ) -> [SuiteSelection] {
+        guard let elements = node.elements else {
+            diagnostics.record(
+                .wrongType, "'suites' must be a list of suite names, found \(node.summary)",
+                at: node.location)
+            return []
+        }
+        if elements.isEmpty {
+            diagnostics.record(.missingKey, "'suites' must select at least one suite", at: node.location)
+        }
+        var suites: [SuiteSelection] = []
+        var seen = BindingRegistry(diagnostics: diagnostics)
+        for element in elements {
+            let selection: SuiteSelection
+            if let entries = element.entries {
+                guard entries.count == 1, let entry = entries.first else {
+                    diagnostics.record(
+                        .wrongType,
+                        "a suite with options is a one-key mapping, {name: {option: value}}; "
+                            + "found \(entries.count) keys",
+                        at: element.location)
+                    continue
+                }
+                if !entry.value.isNull, entry.value.entries == nil {
+                    diagnostics.record(
+                        .wrongType,
+                        "the options of suite '\(entry.key)' must be a mapping, found \(entry.value.summary)",
+                        at: entry.value.location)
+                    continue
+                }
+                let options = entry.value.isNull ? nil : entry.value
+                selection = SuiteSelection(name: entry.key, options: options, at: entry.keyLocation)
+            } else if let scalar = element.scalar, !scalar.isNull {
+                selection = SuiteSelection(name: scalar.text, at: element.location)
+            } else {
+                diagnostics.record(
+                    .wrongType, "a suite must be a name or {name: {options}}, found \(element.summary)",
+                    at: element.location)
+                continue
+            }
+            guard known.contains(selection.name) else {
+                diagnostics.record(
+                    .unknownSuite,
+                    "unknown suite '\(selection.name)'\(RigWording.hint(for: selection.name, among: known))",
+                    at: selection.location)
+                continue
+            }
+            guard seen.claim("suite '\(selection.name)'", by: "", at: selection.location) else { continue }
+            suites.append(selection)
+        }
+        return suites
+    }
+}
+
+/// Remembers who claimed what first, and reports a second claim as a conflict.
+private struct BindingRegistry {
+    let diagnostics: RigDiagnostics
+    var claims: [String: (owner: String, location: SourceLocation)] = [:]
+
+    init(diagnostics: RigDiagnostics) { self.diagnostics = diagnostics }
+
+    /// False (after recording a conflict) if `thing` was claimed before. An empty `owner` words the conflict as a
+    /// duplicate (`duplicate board id 'esp-01' (first at 4:9)`).
+    @discardableResult
+    mutating func claim(_ thing: String, by owner: String, at location: SourceLocation) -> Bool {
+        guard let first = claims[thing] else {
+            claims[thing] = (owner, location)
+            return true
+        }
+        let message =
+            owner.isEmpty
+            ? "duplicate \(thing) (first at \(first.location.lineAndColumn))"
+            : "\(thing) is already used by board '\(first.owner)' (at \(first.location.lineAndColumn))"
+        diagnostics.record(.conflict, message, at: location)
+        return false
+    }
+}
