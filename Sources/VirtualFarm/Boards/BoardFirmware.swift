@@ -1,0 +1,67 @@
+import BLECore
+import DeviceProfiles
+
+/// The firmware of a virtual board: its GATT table, what it advertises, and its live behaviour. A
+/// ``VirtualBoard`` is the hardware around it (power, radio, serial console) and calls in here; the firmware
+/// reaches back through the board it is given at boot.
+///
+/// The GATT server calls the ``GATTServerApplication`` methods synchronously while it handles a PDU; values the
+/// firmware pushes from inside them (``VirtualBoard/notify(_:in:_:)``) go out once the server is done, after the
+/// response to that PDU.
+///
+/// Everything here runs on the simulation thread.
+protocol BoardFirmware: AnyObject, GATTServerApplication {
+    var profile: Profile { get }
+    var version: FirmwareVersion { get }
+    /// The flash bank the firmware runs from, on boards with two (esp-point); nil otherwise.
+    var bank: String? { get }
+    /// Milliseconds from reset to `READY` (the ROM bootloader, the app's init, the BLE stack).
+    var bootDuration: Duration { get }
+    /// The largest ATT_MTU the board's BLE stack accepts.
+    var maximumMTU: UInt16 { get }
+
+    /// The GATT table, built once per boot.
+    func services() -> [GATTServer.Service]
+
+    /// The advertising data and scan response for the board's current state.
+    func advertisingData(address: DeviceAddress) -> (data: AdvertisingData, scanResponse: AdvertisingData)
+
+    /// The name in the `READY` line.
+    func advertisedName(address: DeviceAddress) -> String
+
+    /// The board finished booting and its GATT server is up: start timers, set initial values.
+    func booted(on board: VirtualBoard, reason: ConsoleLine.ResetReason)
+
+    /// A central connected or its link went down.
+    func connected(_ connection: GATTServer.ConnectionID)
+    func disconnected(_ connection: GATTServer.ConnectionID)
+
+    /// A line typed on the serial console; returns false when the firmware does not know the command.
+    func consoleCommand(_ words: [Substring]) -> Bool
+}
+
+extension BoardFirmware {
+    var bank: String? { nil }
+    var maximumMTU: UInt16 { 247 }
+    func connected(_ connection: GATTServer.ConnectionID) {}
+    func disconnected(_ connection: GATTServer.ConnectionID) {}
+    func consoleCommand(_ words: [Substring]) -> Bool { false }
+}
+
+/// Hands the GATT server's calls to a firmware object (the server takes its application `inout`).
+struct FirmwareApplication: GATTServerApplication {
+    // A class reference: the mutating calls below reach the one firmware object.
+    var firmware: any BoardFirmware
+
+    mutating func read(_ access: GATTServer.Access) -> Result<[UInt8], ATT.ErrorCode> { firmware.read(access) }
+
+    mutating func write(_ value: [UInt8], kind: GATTServer.WriteKind, _ access: GATTServer.Access) -> ATT.ErrorCode? {
+        firmware.write(value, kind: kind, access)
+    }
+
+    mutating func clientConfigurationChanged(_ configuration: GATT.ClientConfiguration, _ access: GATTServer.Access) {
+        firmware.clientConfigurationChanged(configuration, access)
+    }
+
+    mutating func indicationConfirmed(_ access: GATTServer.Access) { firmware.indicationConfirmed(access) }
+}

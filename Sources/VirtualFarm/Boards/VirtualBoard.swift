@@ -1,0 +1,299 @@
+import BLECore
+import DeviceProfiles
+
+/// One simulated board: the hardware around a ``BoardFirmware`` — power, a radio on the ``VirtualAir``, a GATT
+/// server, and a serial console. It boots with the console lines of device-profiles.md, advertises, takes one
+/// central at a time, and loses everything in RAM (links, subscriptions, timers) when it is reset or loses power.
+///
+/// Whatever a central sends, the board answers through BLECore's GATT server; nothing a peer does makes it trap.
+public final class VirtualBoard: AirPeripheral, @unchecked Sendable {
+    // @unchecked Sendable: confined to the simulation thread; entry points assert it.
+
+    public let id: String
+    public let address: DeviceAddress
+    public let settings: VirtualBoardSettings
+    let sim: Simulation
+    let air: VirtualAir
+    let firmware: any BoardFirmware
+
+    public var profile: Profile { firmware.profile }
+    public var firmwareVersion: FirmwareVersion { firmware.version }
+
+    public private(set) var advertising: AdvertisingState?
+    public private(set) var isPowered = false
+    /// Boots started since the simulation began.
+    public private(set) var bootCount = 0
+    /// When the current boot reached `READY`; nil while off or booting.
+    public private(set) var readyAt: RigInstant?
+    /// Notifications the board could not queue because the link's transmit buffers were full (dropped, as the
+    /// ESP-IDF and ArduinoBLE stacks do when congested).
+    public private(set) var notificationsDropped = 0
+    /// Every line the board printed on its serial console, with the instant it was printed.
+    public private(set) var console: [(at: RigInstant, line: ConsoleLine)] = []
+    /// Told of every console line as it is printed.
+    public var consoleListener: ((RigInstant, ConsoleLine) -> Void)?
+
+    private(set) var server: GATTServer?
+    private var links: [GATTServer.ConnectionID: PeripheralLink] = [:]
+    /// Bumped at every reset and power loss: timers of an earlier boot find it changed and do nothing.
+    private var generation = 0
+    private var bootStartedAt = RigInstant.origin
+    /// True while the GATT server is handling a PDU; pushes wait in `deferred` until it is done.
+    private var serving = false
+    private var deferred: [() -> Void] = []
+
+    init(id: String, address: DeviceAddress, settings: VirtualBoardSettings, firmware: any BoardFirmware, air: VirtualAir) {
+        self.id = id
+        self.address = address
+        self.settings = settings
+        self.firmware = firmware
+        self.air = air
+        sim = air.sim
+    }
+
+    // MARK: Power and resets
+
+    /// Switches the board's power on; it boots with `reset=POWERON`.
+    public func powerOn() {
+        sim.assertIsolated()
+        guard !isPowered else { return }
+        isPowered = true
+        boot(.powerOn)
+    }
+
+    /// Cuts the power: links vanish (each central notices after its supervision timeout), RAM is lost.
+    public func powerOff() {
+        sim.assertIsolated()
+        guard isPowered else { return }
+        halt()
+        isPowered = false
+    }
+
+    /// Resets the chip (the EN line, a REBOOT command, a watchdog); the board boots again with `reason`.
+    public func reset(_ reason: ConsoleLine.ResetReason) {
+        sim.assertIsolated()
+        guard isPowered else { return }
+        halt()
+        boot(reason)
+    }
+
+    private func halt() {
+        generation += 1
+        for link in links.values { link.vanish() }
+        links.removeAll()
+        server = nil
+        readyAt = nil
+        deferred.removeAll()
+        setAdvertising(nil)
+    }
+
+    private func boot(_ reason: ConsoleLine.ResetReason) {
+        generation += 1
+        bootCount += 1
+        bootStartedAt = sim.now
+        let boot = generation
+        var random = random("boot")
+        let bootID = UInt32(truncatingIfNeeded: random.next())
+        // The ROM bootloader prints within a few milliseconds of reset; the app is ready after its init.
+        after(.milliseconds(2), generation: boot) { [self] in
+            print(.boot(firmware: firmware.version, bank: firmware.bank, reset: reason, bootID: bootID))
+        }
+        after(firmware.bootDuration, generation: boot) { [self] in finishBoot(reason) }
+    }
+
+    private func finishBoot(_ reason: ConsoleLine.ResetReason) {
+        do {
+            server = try GATTServer(
+                services: firmware.services(), configuration: .init(maximumMTU: firmware.maximumMTU))
+        } catch {
+            log("E", "GATT", "the GATT table was rejected: \(error)")
+            return
+        }
+        readyAt = sim.now
+        firmware.booted(on: self, reason: reason)
+        print(.ready(name: firmware.advertisedName(address: address), address: address))
+        startAdvertising()
+    }
+
+    // MARK: Advertising
+
+    private func startAdvertising() {
+        guard settings.advertises, server != nil, links.isEmpty else { return setAdvertising(nil) }
+        let (data, scanResponse) = firmware.advertisingData(address: address)
+        setAdvertising(AdvertisingState(
+            data: data, scanResponse: scanResponse,
+            interval: settings.advertisingInterval ?? air.parameters.advertisingInterval, since: sim.now,
+            rssi: settings.rssi))
+    }
+
+    /// The firmware's advertised state changed (flags in the manufacturer data): advertise the new data from
+    /// the next advertising event on.
+    func refreshAdvertising() {
+        guard var state = advertising else { return }
+        (state.data, state.scanResponse) = firmware.advertisingData(address: address)
+        setAdvertising(state)
+    }
+
+    private func setAdvertising(_ state: AdvertisingState?) {
+        guard state != advertising else { return }
+        advertising = state
+        air.advertisingChanged(self)
+    }
+
+    // MARK: Connections
+
+    public func accept(_ link: PeripheralLink) {
+        sim.assertIsolated()
+        // Off, booting or already connected: the board does not answer and the central's attempt fails.
+        guard server != nil, links.isEmpty else { return }
+        let connection = GATTServer.ConnectionID(rawValue: link.handle)
+        let boot = generation
+        links[connection] = link
+        server?.connect(connection)
+        setAdvertising(nil)
+        link.attach(
+            receive: { [weak self] pdu in
+                guard let self, generation == boot else { return }
+                receive(pdu, from: connection)
+            },
+            down: { [weak self] reason in
+                guard let self, generation == boot else { return }
+                linkDown(connection, reason: reason)
+            })
+        log("I", "BLE", "connected handle=0x\(String(link.handle, radix: 16)) interval_ms=\(link.parameters.connectionInterval.milliseconds)")
+        firmware.connected(connection)
+    }
+
+    private func receive(_ pdu: [UInt8], from connection: GATTServer.ConnectionID) {
+        guard server != nil else { return }
+        var application = FirmwareApplication(firmware: firmware)
+        serving = true
+        let actions = server!.receive(pdu, from: connection, application: &application)
+        serving = false
+        perform(actions, notification: false)
+        let work = deferred
+        deferred.removeAll()
+        for item in work { item() }
+    }
+
+    private func linkDown(_ connection: GATTServer.ConnectionID, reason: HCIErrorCode) {
+        guard links.removeValue(forKey: connection) != nil else { return }
+        server?.disconnect(connection)
+        log("I", "BLE", "disconnected reason=0x\(String(reason.rawValue, radix: 16))")
+        firmware.disconnected(connection)
+        startAdvertising()
+    }
+
+    /// Closes every link from the board's side (0x13 at the central).
+    func disconnectAll(reason: HCIErrorCode = .remoteUserTerminated) {
+        for link in links.values { link.terminate(reason: reason) }
+    }
+
+    public var isConnected: Bool { !links.isEmpty }
+
+    private func perform(_ actions: [GATTServer.Action], notification: Bool) {
+        for case let .send(pdu, to: connection) in actions {
+            guard let link = links[connection] else { continue }
+            if notification, !link.canSend {
+                notificationsDropped += 1
+                continue
+            }
+            link.send(pdu)
+        }
+    }
+
+    // MARK: For the firmware
+
+    /// The value handle of a characteristic of this board's table.
+    func valueHandle(_ characteristic: BluetoothUUID, in service: BluetoothUUID) -> UInt16? {
+        server?.database.valueHandle(service: service, characteristic: characteristic)
+    }
+
+    /// Notifies subscribers of a characteristic; dropped for a link whose buffers are full.
+    func notify(_ characteristic: BluetoothUUID, in service: BluetoothUUID, _ value: [UInt8]) {
+        push(characteristic, in: service, value, indication: false)
+    }
+
+    /// Indicates to subscribers; the server queues indications until each is confirmed.
+    func indicate(_ characteristic: BluetoothUUID, in service: BluetoothUUID, _ value: [UInt8]) {
+        push(characteristic, in: service, value, indication: true)
+    }
+
+    private func push(_ characteristic: BluetoothUUID, in service: BluetoothUUID, _ value: [UInt8], indication: Bool) {
+        if serving {
+            deferred.append { [self] in push(characteristic, in: service, value, indication: indication) }
+            return
+        }
+        guard server != nil, let handle = valueHandle(characteristic, in: service) else { return }
+        let actions = indication ? server!.indicate(handle, value: value) : server!.notify(handle, value: value)
+        perform(actions, notification: !indication)
+    }
+
+    /// Replaces a stored value (what the next read returns).
+    func setValue(_ value: [UInt8], of characteristic: BluetoothUUID, in service: BluetoothUUID) {
+        guard let handle = valueHandle(characteristic, in: service) else { return }
+        server?.setValue(value, for: handle)
+    }
+
+    /// True when some central subscribed to the characteristic.
+    func hasSubscribers(_ characteristic: BluetoothUUID, in service: BluetoothUUID) -> Bool {
+        guard let server, let handle = valueHandle(characteristic, in: service) else { return false }
+        return !server.subscribers(handle, for: .notifications).isEmpty
+            || !server.subscribers(handle, for: .indications).isEmpty
+    }
+
+    /// Runs `action` after `delay`, unless the board resets or loses power first.
+    func after(_ delay: Duration, _ action: @escaping () -> Void) {
+        after(delay, generation: generation, action)
+    }
+
+    private func after(_ delay: Duration, generation boot: Int, _ action: @escaping () -> Void) {
+        sim.schedule(after: delay) { [weak self] in
+            guard let self, generation == boot else { return }
+            action()
+        }
+    }
+
+    /// Runs `action` every `interval` from now on, until the board resets or loses power.
+    func every(_ interval: Duration, _ action: @escaping () -> Void) {
+        after(interval) { [weak self] in
+            action()
+            self?.every(interval, action)
+        }
+    }
+
+    /// Milliseconds since the current boot started.
+    var uptime: Duration { bootStartedAt.duration(to: sim.now) }
+
+    /// A random stream private to this board and boot, from the run's seed.
+    func random(_ stream: String) -> SeededRandom {
+        SeededRandom(seed: sim.seed, stream: "board/\(id)/\(bootCount)/\(stream)")
+    }
+
+    /// Prints `[uptime_ms] LEVEL/TAG: message` on the console.
+    func log(_ level: Character, _ tag: String, _ message: String) {
+        print(.log(uptimeMilliseconds: UInt64(uptime.milliseconds.rounded(.down)), level: level, tag: tag, message: message))
+    }
+
+    func print(_ line: ConsoleLine) {
+        console.append((sim.now, line))
+        consoleListener?(sim.now, line)
+    }
+
+    // MARK: Console input
+
+    /// A line typed on the board's serial console (device-profiles.md: `status`, `reboot`, `pair`, …).
+    public func type(_ line: String) {
+        sim.assertIsolated()
+        guard isPowered, server != nil else { return }
+        let words = line.split(separator: " ")
+        switch words.first {
+        case nil: return
+        case "status":
+            log("I", "SYS", "status fw=\(firmware.version) uptime_ms=\(Int(uptime.milliseconds)) connected=\(links.count)")
+        case "reboot": reset(.software)
+        default:
+            if !firmware.consoleCommand(words) { log("W", "CONSOLE", "unknown command '\(line)'") }
+        }
+    }
+}
