@@ -49,7 +49,7 @@ let package = Package(
         ),
         .testTarget(name: "BLECoreTests", dependencies: ["BLECore"]),
         .testTarget(name: "DeviceProfilesTests", dependencies: ["DeviceProfiles", "BLECore"]),
-        .testTarget(name: "VirtualFarmTests", dependencies: ["VirtualFarm", "DeviceProfiles", "BLECore"]),
+        .testTarget(name: "VirtualFarmTests", dependencies: ["VirtualFarm", "CentralStack", "DeviceProfiles", "BLECore"]),
         .testTarget(name: "CentralStackTests", dependencies: ["CentralStack", "VirtualFarm", "DeviceProfiles", "BLECore"]),
         .testTarget(name: "ReportsTests", dependencies: ["Reports"], exclude: ["Fixtures"]),
         .testTarget(name: "OrchestratorTests", dependencies: ["Orchestrator"]),

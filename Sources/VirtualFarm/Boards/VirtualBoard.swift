@@ -231,6 +231,10 @@ public final class VirtualBoard: AirPeripheral, @unchecked Sendable {
 
     /// Replaces a stored value (what the next read returns).
     func setValue(_ value: [UInt8], of characteristic: BluetoothUUID, in service: BluetoothUUID) {
+        if serving {
+            deferred.append { [self] in setValue(value, of: characteristic, in: service) }
+            return
+        }
         guard let handle = valueHandle(characteristic, in: service) else { return }
         server?.setValue(value, for: handle)
     }
@@ -241,6 +245,12 @@ public final class VirtualBoard: AirPeripheral, @unchecked Sendable {
         return !server.subscribers(handle, for: .notifications).isEmpty
             || !server.subscribers(handle, for: .indications).isEmpty
     }
+
+    /// The ATT_MTU of a connection (23 until the central exchanges MTUs).
+    func mtu(of connection: GATTServer.ConnectionID) -> UInt16 { server?.mtu(of: connection) ?? ATT.defaultMTU }
+
+    /// True while a notification pushed now would be queued on the connection's link rather than dropped.
+    func canNotify(on connection: GATTServer.ConnectionID) -> Bool { links[connection]?.canSend ?? false }
 
     /// Runs `action` after `delay`, unless the board resets or loses power first.
     func after(_ delay: Duration, _ action: @escaping () -> Void) {

@@ -66,12 +66,13 @@ public final class VirtualAir: @unchecked Sendable {
         !scanners.isEmpty || pendingConnects.contains { $0.address == address }
     }
 
-    private func rearm(_ entry: PeripheralEntry) {
+    /// Arms the timer of the peripheral's first advertising event at or after `earliest` (now by default).
+    private func rearm(_ entry: PeripheralEntry, earliest: RigInstant? = nil) {
         if let timer = entry.timer { sim.cancel(timer) }
         entry.timer = nil
         let peripheral = entry.peripheral
         guard let state = peripheral.advertising, isObserved(peripheral.address) else { return }
-        let at = nextAdvertisingEvent(of: peripheral.address, state, atOrAfter: sim.now)
+        let at = nextAdvertisingEvent(of: peripheral.address, state, atOrAfter: max(sim.now, earliest ?? sim.now))
         entry.timer = sim.schedule(at: at) { [self] in
             entry.timer = nil
             advertisingEvent(entry, state: state, at: at)
@@ -84,12 +85,26 @@ public final class VirtualAir: @unchecked Sendable {
         let stream = "advertising/\(address)/\(state.since.sinceOrigin)"
         func eventStart(_ n: Int64) -> RigInstant {
             let delay = SeededRandom.unit(seed: sim.seed, stream: stream, index: UInt64(n))
-            return state.since.advanced(by: state.interval * n + LinkModel.maximumAdvertisingDelay * delay)
+            // Whole nanoseconds, the simulation clock's resolution, so predictions and timers agree exactly.
+            let advDelay = Duration.nanoseconds(Int64((LinkModel.maximumAdvertisingDelay.seconds * 1e9 * delay).rounded(.down)))
+            return state.since.advanced(by: state.interval * n + advDelay)
         }
         let elapsed = state.since.duration(to: instant) - LinkModel.maximumAdvertisingDelay
         var n = max(0, Int64((elapsed / state.interval).rounded(.down)))
         while eventStart(n) < instant { n += 1 }
         return eventStart(n)
+    }
+
+    /// What the link model predicts for `handshake.connect_ms` when a central asks to connect to `address` at
+    /// `requested`: the wait for the board's next advertising event (its advDelay drawn from the seed), the
+    /// CONNECT_IND, the transmit window delay and the first exchange. Nil when the board is not advertising
+    /// connectably now.
+    public func predictedConnectLatency(to address: DeviceAddress, requestedAt requested: RigInstant) -> Duration? {
+        guard let peripheral = peripherals.first(where: { $0.peripheral.address == address })?.peripheral,
+            let state = peripheral.advertising, state.connectable
+        else { return nil }
+        let event = nextAdvertisingEvent(of: address, state, atOrAfter: requested)
+        return model.connectLatency(advertisingWait: requested.duration(to: event), advertisingDataLength: state.data.encodedLength)
     }
 
     private func advertisingEvent(_ entry: PeripheralEntry, state: AdvertisingState, at start: RigInstant) {
@@ -110,7 +125,7 @@ public final class VirtualAir: @unchecked Sendable {
             address: peripheral.address, data: state.data.merged(with: state.scanResponse), rssi: state.rssi,
             connectable: state.connectable, received: received)
         sim.schedule(at: received) { [self] in deliver(report) }
-        rearm(entry)
+        rearm(entry, earliest: start.advanced(by: .nanoseconds(1)))
     }
 
     private func deliver(_ report: Advertisement) {
@@ -134,13 +149,13 @@ public final class VirtualAir: @unchecked Sendable {
             sim.schedule(at: sim.now) { self?.stopScan(id) }
         }
         scanners.append(Scanner(id: id, filter: filter, continuation: continuation))
-        if scanners.count == 1 { peripherals.forEach(rearm) }
+        if scanners.count == 1 { peripherals.forEach { rearm($0) } }
         return stream
     }
 
     private func stopScan(_ id: Int) {
         scanners.removeAll { $0.id == id }
-        if scanners.isEmpty { peripherals.forEach(rearm) }
+        if scanners.isEmpty { peripherals.forEach { rearm($0) } }
     }
 
     // MARK: Connecting

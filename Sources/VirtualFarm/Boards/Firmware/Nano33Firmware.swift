@@ -28,7 +28,7 @@ final class Nano33Firmware: BoardFirmware {
         [
             GATTServer.Service(Nano33BLESense.ledService, characteristics: [
                 GATTServer.Characteristic(
-                    Nano33BLESense.ledStatus, properties: [.read, .write], value: .dynamic, length: .fixed(1)),
+                    Nano33BLESense.ledStatus, properties: [.write], value: .dynamic, length: .fixed(1)),
             ]),
             GATTServer.Service(Nano33BLESense.sensorService, characteristics: [
                 GATTServer.Characteristic(
@@ -64,7 +64,6 @@ final class Nano33Firmware: BoardFirmware {
 
     func read(_ access: GATTServer.Access) -> Result<[UInt8], ATT.ErrorCode> {
         switch access.characteristic {
-        case Nano33BLESense.ledStatus: .success([ledOn ? 1 : 0])
         case Nano33BLESense.temperature: .success([UInt8(bitPattern: temperature)])
         default: .failure(.unlikelyError)
         }
