@@ -1,0 +1,46 @@
+# blerig: `make run` and `make test` are the README's two commands; the others are for working on it.
+SWIFT ?= swift
+ARGS ?=
+APT_PACKAGES := libbluetooth-dev libusb-1.0-0-dev libsqlite3-dev libxml2-utils
+
+.PHONY: deps build run test bench clean
+
+# deps: install whichever of the apt packages above are missing (non-interactive; sudo when not root)
+deps:
+	@set -e; missing=""; \
+	for p in $(APT_PACKAGES); do \
+	  dpkg -s "$$p" 2>/dev/null | grep -q '^Status: install ok installed' || missing="$$missing $$p"; \
+	done; \
+	[ -n "$$missing" ] || exit 0; \
+	if ! command -v apt-get >/dev/null; then \
+	  echo "deps: no apt-get here; install the equivalents of$$missing yourself" >&2; exit 0; fi; \
+	sudo=""; \
+	if [ "$$(id -u)" -ne 0 ]; then \
+	  command -v sudo >/dev/null || { echo "deps: missing$$missing; run as root or install sudo" >&2; exit 1; }; \
+	  sudo=sudo; fi; \
+	echo "deps: installing$$missing"; \
+	$$sudo env DEBIAN_FRONTEND=noninteractive apt-get update -q </dev/null; \
+	$$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing </dev/null
+
+# build: debug build of everything, .build/debug/blerig
+build: deps
+	$(SWIFT) build
+
+# run: the virtual campaign, rigs/virtual.yaml; writes reports/<run-id>/ (more options: make run ARGS="--seed 7")
+run: build
+	.build/debug/blerig run rigs/virtual.yaml $(ARGS)
+
+# test: build the tests, then run them
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+# bench: release build, then the virtual campaign's wall time and simulation work
+bench: deps
+	$(SWIFT) build -c release
+	.build/release/blerig bench rigs/virtual.yaml $(ARGS)
+
+# clean: remove the build and every run's reports (reports/README.md stays)
+clean:
+	rm -rf .build
+	if [ -d reports ]; then find reports -mindepth 1 -maxdepth 1 ! -name README.md -exec rm -rf {} +; fi

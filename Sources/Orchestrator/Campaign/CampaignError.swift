@@ -1,0 +1,31 @@
+/// Why a campaign could not start or could not save its results. Each description is one line that says what
+/// went wrong and where: the rig file's `file:line:column`, the command-line flag, or the output path.
+public enum CampaignError: Error, Sendable, CustomStringConvertible {
+    /// The rig file is missing, malformed, or names something unknown.
+    case rig(RigFileError)
+    /// A command-line flag has a value that cannot be used.
+    case argument(flag: String, message: String)
+    /// The rig names a radio this build cannot drive.
+    case unsupportedRadio(RadioConfig)
+    /// The simulation could not finish (it stalled or passed its horizon).
+    case simulation(String)
+    /// A report file could not be written; the results are in `kept` when they could be saved elsewhere.
+    case output(path: String, message: String)
+
+    public var description: String {
+        switch self {
+        case let .rig(error): error.description
+        case let .argument(flag, message): "\(flag): \(message)"
+        case let .unsupportedRadio(radio):
+            "\(radio.location): radio '\(radio.kindName)' is not available in this build; it drives the virtual farm only (radio: virtual)"
+        case let .simulation(message): "the virtual farm stopped: \(message)"
+        case let .output(path, message): "cannot write \(path): \(message)"
+        }
+    }
+
+    /// Every problem, one per line (a rig file may have several).
+    public var report: String {
+        if case let .rig(error) = self { return error.report }
+        return description
+    }
+}

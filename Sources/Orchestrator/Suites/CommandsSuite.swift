@@ -1,0 +1,96 @@
+import BLECore
+import CentralStack
+import DeviceProfiles
+import Reports
+
+/// `commands`: switches the board's light on and off (the LED of an esp-point or a Nano, the alert light of an
+/// hrm) and measures `gatt.write_rtt_ms`, Write Request → Write Response. An esp-point is paired or authenticated
+/// first and must confirm each command on Command Status; it must also refuse a bad argument.
+struct CommandsSuite: Suite {
+    static let name = "commands"
+    var repetitions = 10
+
+    static let rttDefinition = "Write Request sent → Write Response received"
+
+    init(options: inout RigMappingReader) {
+        if let count = options.integer("repetitions", in: 1...10_000) { repetitions = count }
+    }
+
+    func run(on board: BoardUnderTest) async {
+        do {
+            try await board.withSession { session in
+                if board.profile == .espPoint {
+                    let outcome = await board.recorder.check(Self.name, "pair or authenticate") {
+                        try await board.authenticate(session)
+                        return []
+                    }
+                    guard outcome == .passed else {
+                        board.recorder.skip(Self.name, "light on/off ×\(repetitions)", reason: "the board is not authenticated")
+                        return
+                    }
+                }
+                await board.recorder.check(Self.name, "light on/off ×\(repetitions)") {
+                    var rtt = LatencyHistogram(metric: "gatt.write_rtt_ms", definition: Self.rttDefinition)
+                    for _ in 0..<repetitions {
+                        for on in [true, false] { rtt.record(try await switchLight(on, board: board, session: session)) }
+                    }
+                    return rtt.measurements
+                }
+                if board.profile == .espPoint {
+                    await board.recorder.check(Self.name, "bad argument refused") {
+                        let status = try await commandStatus(EspPoint.Command.setInterval(seconds: 0).encoded, session: session)
+                        guard status.code == .badArguments else {
+                            throw CheckFailure("\(board.place): SET_INTERVAL 0 answered \(status.code), expected bad arguments")
+                        }
+                        return []
+                    }
+                }
+            }
+        } catch {
+            await board.recorder.check(Self.name, "session") { throw CheckFailure("\(board.place): \(error)") }
+        }
+    }
+
+    /// Switches the light and returns the write's round trip; an esp-point must then report status ok.
+    private func switchLight(_ on: Bool, board: BoardUnderTest, session: ProfileSession) async throws -> Duration {
+        let clock = board.clock
+        switch board.profile {
+        case .nano33BLESense:
+            let start = clock.now
+            try await Nano33Client(session: session).setLED(on: on)
+            return start.duration(to: clock.now)
+        case .hrm:
+            let start = clock.now
+            try await HeartRateClient(session: session).setAlert(on ? .redAlert : .turnOff)
+            return start.duration(to: clock.now)
+        case .espPoint:
+            var rtt = Duration.zero
+            let status = try await commandStatus(EspPoint.Command.setLED(on: on).encoded, session: session, rtt: &rtt)
+            guard status.code == .ok else {
+                throw CheckFailure("\(board.place): SET_LED \(on ? 1 : 0) answered \(status.code)")
+            }
+            return rtt
+        }
+    }
+
+    private func commandStatus(_ bytes: [UInt8], session: ProfileSession) async throws -> EspPoint.CommandStatus {
+        var rtt = Duration.zero
+        return try await commandStatus(bytes, session: session, rtt: &rtt)
+    }
+
+    /// Writes a command and waits for the Command Status with its opcode; `rtt` is the write's round trip.
+    private func commandStatus(
+        _ bytes: [UInt8], session: ProfileSession, rtt: inout Duration
+    ) async throws -> EspPoint.CommandStatus {
+        let inbox = try session.inbox(EspPoint.commandStatus)
+        _ = inbox.drain()
+        let start = session.clock.now
+        try await session.write(bytes, to: EspPoint.command)
+        rtt = start.duration(to: session.clock.now)
+        while true {
+            let event = try await inbox.next(within: .seconds(5), clock: session.clock, waitingFor: "Command Status")
+            let status = try EspPoint.CommandStatus(decoding: event.value)
+            if status.opcode == bytes.first { return status }
+        }
+    }
+}

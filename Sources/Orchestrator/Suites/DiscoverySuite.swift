@@ -1,0 +1,100 @@
+import BLECore
+import CentralStack
+import DeviceProfiles
+import Reports
+
+/// `discovery`: the board advertises what its profile says, and its GATT table holds every service and
+/// characteristic the profile requires.
+struct DiscoverySuite: Suite {
+    static let name = "discovery"
+    var timeout: Duration = .seconds(10)
+
+    init(options: inout RigMappingReader) {
+        if let seconds = options.number("timeout_s", in: 0.1...600, unit: "s") { timeout = .milliseconds(seconds * 1000) }
+    }
+
+    func run(on board: BoardUnderTest) async {
+        await board.recorder.check(Self.name, "advertises as \(board.profile)") {
+            let start = board.clock.now
+            guard let report = try await board.firstAdvertisement(within: timeout) else {
+                throw CheckFailure("\(board.place): no advertisement from \(board.address) within \(timeout.seconds) s")
+            }
+            let problems = Self.problems(in: report.data, of: board.profile, address: board.address)
+            guard problems.isEmpty else {
+                throw CheckFailure(
+                    "\(board.place): advertising does not match the \(board.profile) profile: \(problems[0])",
+                    details: problems.joined(separator: "\n") + "\nadvertised: \(report.data)")
+            }
+            return [MeasuredValue(
+                metric: "discovery.first_seen_ms", statistic: .value,
+                value: start.duration(to: report.received).milliseconds, unit: .milliseconds,
+                definition: "scan start → first advertising report from the board")]
+        }
+        await board.recorder.check(Self.name, "GATT table complete") {
+            let counts = try await board.withSession { session in
+                var characteristics = 0
+                for service in session.services {
+                    characteristics += try await session.connection.discoverCharacteristics(of: service).count
+                }
+                var identity: BoardIdentity?
+                if board.profile == .espPoint { identity = try await EspPointClient(session: session).identity() }
+                return (session.services.count, characteristics, session.mtu, identity)
+            }
+            if let identity = counts.3, identity.model != EspPoint.modelNumber {
+                throw CheckFailure("\(board.place): Model Number is '\(identity.model)', expected '\(EspPoint.modelNumber)'")
+            }
+            if let identity = counts.3 { board.recorder.log(.info, "central", "identity: \(identity)") }
+            return [
+                MeasuredValue(metric: "gatt.services", statistic: .value, value: Double(counts.0), unit: .count,
+                              definition: "primary services discovered"),
+                MeasuredValue(metric: "gatt.characteristics", statistic: .value, value: Double(counts.1), unit: .count,
+                              definition: "characteristics discovered in all primary services"),
+                MeasuredValue(metric: "gatt.mtu", statistic: .value, value: Double(counts.2), unit: .bytes,
+                              definition: "ATT_MTU after the exchange"),
+            ]
+        }
+    }
+
+    /// What is wrong with `data` as the advertising of a board of `profile` at `address`; empty when nothing.
+    static func problems(in data: AdvertisingData, of profile: Profile, address: DeviceAddress) -> [String] {
+        var problems: [String] = []
+        let expectedName: String
+        let expectedService: BluetoothUUID
+        switch profile {
+        case .espPoint:
+            expectedName = EspPoint.advertisedName(for: address)
+            expectedService = EspPoint.sensorService
+            if let bytes = data.manufacturerData(for: EspPoint.companyIdentifier) {
+                if (try? EspPoint.ManufacturerStatus(decoding: bytes)) == nil {
+                    problems.append("manufacturer data \(bytes.hexString) is not fw major, minor, patch, flags")
+                }
+            } else {
+                problems.append("no manufacturer data for company 0xFFFF")
+            }
+            if data.flags != AdvertisingFlags(rawValue: 0x06) { problems.append("flags are \(String(describing: data.flags)), expected 0x06") }
+        case .nano33BLESense:
+            expectedName = Nano33BLESense.advertisedName
+            expectedService = Nano33BLESense.ledService
+        case .hrm:
+            expectedName = HeartRateMonitor.advertisedName(for: address)
+            expectedService = StandardUUID.heartRate
+        }
+        if data.localName != expectedName {
+            problems.append("local name is \(data.localName.map { "'\($0)'" } ?? "absent"), expected '\(expectedName)'")
+        }
+        if !data.serviceUUIDs.contains(expectedService) { problems.append("service \(expectedService) is not advertised") }
+        return problems
+    }
+}
+
+extension BoardUnderTest {
+    /// The first advertising report from the board within `timeout`, or nil.
+    func firstAdvertisement(within timeout: Duration) async throws -> Advertisement? {
+        let central = central
+        let address = address
+        return try await withTimeout(timeout, clock: clock) {
+            for await report in central.scan(ScanFilter()) where report.address == address { return report }
+            return nil
+        }
+    }
+}
