@@ -207,4 +207,48 @@ struct VirtualFarmSessionTests {
         for (measured, predicted) in pairs { #expect(measured == predicted) }
         #expect(Set(pairs.map(\.0)).count > 6, "the advertising phase should vary the latency")
     }
+
+    @Test("every step of the handshake, and so handshake.ready_ms, lands where the link model says", arguments: [
+        LinkParameters(connectionInterval: .microseconds(7_500), packetsPerEvent: 4, phy: .le2M, dataLength: 251),
+        LinkParameters(connectionInterval: .milliseconds(50), packetsPerEvent: 6, phy: .le1M, dataLength: 251),
+    ])
+    func readyMatchesModel(link: LinkParameters) async throws {
+        let traffic = Mutex<[CentralTraffic]>([])
+        let timeline = try await Simulation.run(seed: 4, horizon: .seconds(600)) { sim in
+            let farm = Farm(sim: sim, link: link)
+            let board = farm.addBoard(id: "esp-01", profile: .espPoint)
+            board.powerOn()
+            try await sim.clock.sleep(for: .seconds(1))
+            let central = farm.central { event in traffic.withLock { $0.append(event) } }
+            return try await Handshake.withSession(
+                central: central, address: board.address, spec: .standard(.espPoint), connectTimeout: .seconds(5)
+            ) { $0.timeline }
+        }
+        let events = traffic.withLock { $0 }
+        let model = LinkModel(link)
+        guard case let .linkUp(_, _, _, linkUp)? = events.first else {
+            Issue.record("the capture does not start with the link coming up")
+            return
+        }
+        #expect(linkUp == timeline.linkUp)
+        let anchor0 = linkUp.advanced(by: .zero - model.firstAnchorToLinkUp)
+        // The handshake is a chain of request/response exchanges: pair each request with the response after it.
+        var pending: (pdu: [UInt8], at: RigInstant)?
+        var predictedArrivals: [RigInstant] = []
+        var measuredArrivals: [RigInstant] = []
+        for case let .att(_, _, pdu, outbound, at) in events where at <= timeline.ready {
+            if outbound {
+                pending = (pdu, at)
+            } else if let request = pending {
+                predictedArrivals.append(model.responseArrival(
+                    requestIssued: request.at, requestSize: request.pdu.count, responseSize: pdu.count, anchor0: anchor0))
+                measuredArrivals.append(at)
+                pending = nil
+            }
+        }
+        #expect(measuredArrivals.count > 20)
+        #expect(measuredArrivals == predictedArrivals)
+        #expect(predictedArrivals.first == timeline.mtuExchanged)
+        #expect(predictedArrivals.last == timeline.ready)
+    }
 }

@@ -34,7 +34,10 @@ struct NotificationsSuite: Suite {
                     _ = inbox.drain()
                     let start = board.clock.now
                     try await board.clock.sleep(for: duration)
-                    let events = inbox.drain()
+                    // The window is [start, start + duration): a value that landed before it but reached the inbox
+                    // a moment later does not count.
+                    let end = start.advanced(by: duration)
+                    let events = inbox.drain().filter { $0.received >= start && $0.received < end }
                     return try evaluate(events.map(\.received), bytes: events.reduce(0) { $0 + $1.value.count }, from: start, board: board)
                 }
                 if board.profile == .espPoint {
