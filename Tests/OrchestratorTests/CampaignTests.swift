@@ -180,4 +180,41 @@ struct CampaignTests {
             #expect(error.description.hasPrefix("cannot write \(blocker)/"))
         }
     }
+
+    @Test("the campaign's junit.xml validates against the Jenkins xunit junit-10.xsd")
+    func junitValidates() async throws {
+        let extra = """
+              - id: esp-silent
+                profile: esp-point
+                virtual: {advertising: false}
+            """
+        let result = try await Self.run(Self.rig(extraBoard: extra))
+        let xmllint = try #require(
+            ["/usr/bin/xmllint", "/usr/local/bin/xmllint"].first { FileManager.default.isExecutableFile(atPath: $0) },
+            "xmllint is missing: install libxml2-utils (make test does)")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: xmllint)
+        process.arguments = ["--noout", "--schema", RigTesting.path("Tests/ReportsTests/Fixtures/junit-10.xsd"), "\(result.directory)/junit.xml"]
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let xml = try String(contentsOfFile: "\(result.directory)/junit.xml", encoding: .utf8)
+        #expect(xml.contains("<failure message=\"rig.yaml:10:5: board esp-silent is unreachable") || xml.contains("board esp-silent is unreachable"))
+        #expect(xml.contains("<skipped message=\"board esp-silent is unreachable\""))
+    }
+
+    @Test("the shipped rigs load with the suites blerig has; the BlueZ example is refused at its radio line")
+    func shippedRigs() throws {
+        let virtual = try Campaign(rigFile: RigTesting.path("rigs/virtual.yaml"))
+        #expect(virtual.rig.boards.count == 4)
+        #expect(virtual.seed == 42)
+        let path = RigTesting.path("rigs/examples/bench-bluez.yaml")
+        #expect {
+            try Campaign(rigFile: path)
+        } throws: { error in
+            (error as? CampaignError)?.description.hasPrefix("\(path):") == true
+                && (error as? CampaignError)?.description.contains("radio 'bluez' is not available in this build") == true
+        }
+    }
 }
