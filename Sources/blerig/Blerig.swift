@@ -80,7 +80,8 @@ extension Blerig {
     struct Bench: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Time a virtual campaign: wall time, virtual time and simulation work per run.",
-            discussion: "Runs the campaign --runs times into a temporary directory and prints one line per run and the median.")
+            discussion:
+                "Runs the campaign --runs times into a temporary directory and prints one line per run and the median.")
 
         @OptionGroup var campaign: CampaignOptions
 
@@ -88,29 +89,22 @@ extension Blerig {
         var runs = 3
 
         func run() async throws {
-            let planned: Campaign
-            do { planned = try campaign.campaign() } catch {
+            let results: [CampaignResult]
+            do { results = try await campaign.campaign().bench(runs: runs) } catch {
                 FileHandle.standardError.write(Data("blerig: \(error.report)\n".utf8))
                 throw ExitCode(2)
             }
-            let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("blerig-bench-\(ProcessInfo.processInfo.processIdentifier)")
-            defer { try? FileManager.default.removeItem(at: scratch) }
-            var walls: [Double] = []
-            for index in 1...max(1, runs) {
-                let result: CampaignResult
-                do { result = try await planned.run(outputRoot: scratch.path) } catch {
-                    FileHandle.standardError.write(Data("blerig: \(error.report)\n".utf8))
-                    throw ExitCode(2)
-                }
-                walls.append(result.wallTime.seconds)
+            for (index, result) in results.enumerated() {
                 let counts = result.result.counts
+                let speed = result.virtualTime.seconds / max(result.wallTime.seconds, 1e-9)
                 print(
-                    "run \(index): wall \(format(result.wallTime.seconds)) s, virtual \(format(result.virtualTime.seconds)) s "
-                        + "(\(format(result.virtualTime.seconds / max(result.wallTime.seconds, 1e-9))) × real time), "
-                        + "\(result.timersFired) simulation timers, checks \(counts.passed) passed / \(counts.failed) failed / \(counts.errors) errors")
+                    "run \(index + 1): wall \(format(result.wallTime.seconds)) s, "
+                        + "virtual \(format(result.virtualTime.seconds)) s (\(format(speed)) × real time), "
+                        + "\(result.timersFired) simulation timers, "
+                        + "checks \(counts.passed) passed / \(counts.failed) failed / \(counts.errors) errors")
             }
-            let median = walls.sorted()[walls.count / 2]
-            print("median wall time over \(walls.count) run(s): \(format(median)) s")
+            let walls = results.map(\.wallTime.seconds).sorted()
+            print("median wall time over \(walls.count) run(s): \(format(walls[walls.count / 2])) s")
         }
     }
 }

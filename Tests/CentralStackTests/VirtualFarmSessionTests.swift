@@ -21,7 +21,9 @@ struct VirtualFarmSessionTests {
             nano.powerOn()
             hrm.powerOn()
             var results: [String: DeviceAddress] = [:]
-            for await report in farm.central().scan(ScanFilter(services: [StandardUUID.heartRate, Nano33BLESense.ledService])) {
+            for await report in farm.central().scan(
+                ScanFilter(services: [StandardUUID.heartRate, Nano33BLESense.ledService]))
+            {
                 results[report.data.localName ?? "?"] = report.address
                 if results.count == 2 { break }
             }
@@ -44,7 +46,9 @@ struct VirtualFarmSessionTests {
             return board.console.map(\.line)
         }
         let boots = lines.compactMap { line -> ConsoleLine.ResetReason? in
-            if case let .boot(firmware, bank, reset, _) = line, firmware == FirmwareVersion(1, 0, 0), bank == nil { return reset }
+            if case let .boot(firmware, bank, reset, _) = line, firmware == FirmwareVersion(1, 0, 0), bank == nil {
+                return reset
+            }
             return nil
         }
         #expect(boots == [.powerOn, .software])
@@ -56,11 +60,13 @@ struct VirtualFarmSessionTests {
     func nano33Session() async throws {
         let result = try await Simulation.run(seed: 11, horizon: .seconds(600)) { sim in
             let farm = Farm(sim: sim, link: Self.link)
-            let board = farm.addBoard(id: "nano-1", profile: .nano33BLESense, settings: VirtualBoardSettings(temperature: 24))
+            let board = farm.addBoard(
+                id: "nano-1", profile: .nano33BLESense, settings: VirtualBoardSettings(temperature: 24))
             board.powerOn()
             let firmware = board.firmware as! Nano33Firmware
             return try await Handshake.withSession(
-                central: farm.central(), address: board.address, spec: .standard(.nano33BLESense), connectTimeout: .seconds(5)
+                central: farm.central(), address: board.address, spec: .standard(.nano33BLESense),
+                connectTimeout: .seconds(5)
             ) { session in
                 let client = Nano33Client(session: session)
                 try await client.setLED(on: true)
@@ -89,9 +95,12 @@ struct VirtualFarmSessionTests {
             let board = farm.addBoard(id: "nano-1", profile: .nano33BLESense)
             board.powerOn()
             return try await Handshake.withSession(
-                central: farm.central(), address: board.address, spec: .standard(.nano33BLESense), connectTimeout: .seconds(5)
+                central: farm.central(), address: board.address, spec: .standard(.nano33BLESense),
+                connectTimeout: .seconds(5)
             ) { session -> SessionError? in
-                do throws(SessionError) { try await session.write([7], to: Nano33BLESense.ledStatus) } catch { return error }
+                do throws(SessionError) { try await session.write([7], to: Nano33BLESense.ledStatus) } catch {
+                    return error
+                }
                 return nil
             }
         }
@@ -152,7 +161,9 @@ struct VirtualFarmSessionTests {
                 return (CentralError?.none, Duration.zero)
             } catch { return (error, start.duration(to: sim.now)) }
         }
-        #expect(outcome.0 == .notFound(VirtualBoardSettings.defaultAddress(for: "hrm-1", profile: .hrm), waited: .seconds(3)))
+        #expect(
+            outcome.0
+                == .notFound(VirtualBoardSettings.defaultAddress(for: "hrm-1", profile: .hrm), waited: .seconds(3)))
         #expect(outcome.1 == .seconds(3))
     }
 
@@ -182,10 +193,12 @@ struct VirtualFarmSessionTests {
         #expect(result.4 == 2)
     }
 
-    @Test("the measured connect latency equals the link model's prediction", arguments: [
-        LinkParameters(connectionInterval: .microseconds(7_500), packetsPerEvent: 4),
-        LinkParameters(connectionInterval: .milliseconds(45), packetsPerEvent: 6, phy: .le1M, dataLength: 27),
-    ])
+    @Test(
+        "the measured connect latency equals the link model's prediction",
+        arguments: [
+            LinkParameters(connectionInterval: .microseconds(7_500), packetsPerEvent: 4),
+            LinkParameters(connectionInterval: .milliseconds(45), packetsPerEvent: 6, phy: .le1M, dataLength: 27),
+        ])
     func connectLatencyMatchesModel(link: LinkParameters) async throws {
         let pairs = try await Simulation.run(seed: 21, horizon: .seconds(600)) { sim in
             let farm = Farm(sim: sim, link: link)
@@ -196,7 +209,8 @@ struct VirtualFarmSessionTests {
             for i in 0..<12 {
                 try await sim.clock.sleep(for: .milliseconds(700 + 37 * i))
                 let requested = sim.now
-                let predicted = try #require(farm.air.predictedConnectLatency(to: board.address, requestedAt: requested))
+                let predicted = try #require(
+                    farm.air.predictedConnectLatency(to: board.address, requestedAt: requested))
                 let connection = try await central.connect(to: board.address, timeout: .seconds(5))
                 pairs.append((requested.duration(to: sim.now), predicted))
                 await connection.disconnect()
@@ -208,10 +222,12 @@ struct VirtualFarmSessionTests {
         #expect(Set(pairs.map(\.0)).count > 6, "the advertising phase should vary the latency")
     }
 
-    @Test("every step of the handshake, and so handshake.ready_ms, lands where the link model says", arguments: [
-        LinkParameters(connectionInterval: .microseconds(7_500), packetsPerEvent: 4, phy: .le2M, dataLength: 251),
-        LinkParameters(connectionInterval: .milliseconds(50), packetsPerEvent: 6, phy: .le1M, dataLength: 251),
-    ])
+    @Test(
+        "every step of the handshake, and so handshake.ready_ms, lands where the link model says",
+        arguments: [
+            LinkParameters(connectionInterval: .microseconds(7_500), packetsPerEvent: 4, phy: .le2M, dataLength: 251),
+            LinkParameters(connectionInterval: .milliseconds(50), packetsPerEvent: 6, phy: .le1M, dataLength: 251),
+        ])
     func readyMatchesModel(link: LinkParameters) async throws {
         let traffic = Mutex<[CentralTraffic]>([])
         let timeline = try await Simulation.run(seed: 4, horizon: .seconds(600)) { sim in
@@ -240,8 +256,10 @@ struct VirtualFarmSessionTests {
             if outbound {
                 pending = (pdu, at)
             } else if let request = pending {
-                predictedArrivals.append(model.responseArrival(
-                    requestIssued: request.at, requestSize: request.pdu.count, responseSize: pdu.count, anchor0: anchor0))
+                predictedArrivals.append(
+                    model.responseArrival(
+                        requestIssued: request.at, requestSize: request.pdu.count, responseSize: pdu.count,
+                        anchor0: anchor0))
                 measuredArrivals.append(at)
                 pending = nil
             }

@@ -9,7 +9,9 @@ import Testing
 @Suite("Campaign on the virtual farm")
 struct CampaignTests {
     /// A small rig: one board of each profile and a short version of every suite.
-    static func rig(interval: String = "15", seed: Int = 42, extraBoard: String = "", radio: String = "virtual") -> String {
+    static func rig(
+        interval: String = "15", seed: Int = 42, extraBoard: String = "", radio: String = "virtual"
+    ) -> String {
         """
         rig: test-farm
         radio: \(radio)
@@ -34,7 +36,8 @@ struct CampaignTests {
 
     static func run(_ yaml: String, seed: UInt64? = nil) async throws -> CampaignResult {
         let path = try RigTesting.temporaryFile(Array(yaml.utf8))
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent("blerig-campaign-\(UUID().uuidString)")
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "blerig-campaign-\(UUID().uuidString)")
         return try await Campaign(rigFile: path, seed: seed).run(outputRoot: output.path)
     }
 
@@ -42,7 +45,9 @@ struct CampaignTests {
         var values: [String: Double] = [:]
         for board in result.result.boards {
             for test in board.tests {
-                for m in test.measurements { values["\(board.id) \(test.suite)/\(test.name) \(m.metric) \(m.statistic)"] = m.value }
+                for m in test.measurements {
+                    values["\(board.id) \(test.suite)/\(test.name) \(m.metric) \(m.statistic)"] = m.value
+                }
             }
         }
         return values
@@ -59,13 +64,15 @@ struct CampaignTests {
         for file in files {
             #expect(FileManager.default.fileExists(atPath: "\(result.directory)/\(file)"), "\(file) missing")
         }
-        let capture = try BTSnoop.Capture(decoding: Array(try Data(contentsOf: URL(fileURLWithPath: "\(result.directory)/captures/nano-01.btsnoop"))))
+        let capture = try BTSnoop.Capture(
+            decoding: Array(try Data(contentsOf: URL(fileURLWithPath: "\(result.directory)/captures/nano-01.btsnoop"))))
         // Discovery's session, six handshakes and the commands and notifications sessions: nine links.
         #expect(capture.records.count > 9 * 10)
         let console = try String(contentsOfFile: "\(result.directory)/console/esp-01.log", encoding: .utf8)
         #expect(console.contains("BOOT fw=1.4.2 bank=A reset=POWERON"))
         #expect(console.contains("READY name=ESP-Point-"))
-        let reloaded = try RunLog(jsonLines: try Data(contentsOf: URL(fileURLWithPath: "\(result.directory)/run.jsonl")))
+        let reloaded = try RunLog(
+            jsonLines: try Data(contentsOf: URL(fileURLWithPath: "\(result.directory)/run.jsonl")))
         // The wall-clock start is stored to the millisecond; everything measured comes back exactly.
         #expect(RunResult(reloaded).boards == result.result.boards)
     }
@@ -79,10 +86,14 @@ struct CampaignTests {
         #expect(a.count > 40)
         #expect(a == b)
         for board in ["esp-01", "nano-01", "hrm-01"] {
-            let capture = { (r: CampaignResult) in try Data(contentsOf: URL(fileURLWithPath: "\(r.directory)/captures/\(board).btsnoop")) }
+            let capture = { (r: CampaignResult) in
+                try Data(contentsOf: URL(fileURLWithPath: "\(r.directory)/captures/\(board).btsnoop"))
+            }
             #expect(try capture(first) == capture(second))
         }
-        #expect(a.filter { $0.key.contains("handshake.connect_ms") } != c.filter { $0.key.contains("handshake.connect_ms") })
+        #expect(
+            a.filter { $0.key.contains("handshake.connect_ms") } != c.filter { $0.key.contains("handshake.connect_ms") }
+        )
     }
 
     @Test("handshake.connect_ms equals the link model's prediction", arguments: ["7.5", "50"])
@@ -135,13 +146,17 @@ struct CampaignTests {
                 return line.replacingOccurrences(of: path, with: "rig.yaml")
             }
         }
-        #expect(try error("rig: x\nboards: [\n  - id: a\n") .hasPrefix("rig.yaml:"))
+        #expect(try error("rig: x\nboards: [\n  - id: a\n").hasPrefix("rig.yaml:"))
         let unknown = try error(Self.rig().replacingOccurrences(of: "profile: hrm", with: "profile: hrn"))
         #expect(unknown.hasPrefix("rig.yaml:9:14: "))
         #expect(unknown.contains("'hrn'"))
         let bench = Self.rig(radio: "{kind: bluez, adapter: hci0}")
-            .replacingOccurrences(of: "profile: esp-point", with: "profile: esp-point\n    match: {name: ESP-Point-1a2b}")
-            .replacingOccurrences(of: "profile: nano33-ble-sense", with: "profile: nano33-ble-sense\n    match: {name: iOSArduinoBoard}")
+            .replacingOccurrences(
+                of: "profile: esp-point", with: "profile: esp-point\n    match: {name: ESP-Point-1a2b}"
+            )
+            .replacingOccurrences(
+                of: "profile: nano33-ble-sense", with: "profile: nano33-ble-sense\n    match: {name: iOSArduinoBoard}"
+            )
             .replacingOccurrences(of: "profile: hrm", with: "profile: hrm\n    match: {name: HRM-0001}")
         let radio = try error(bench)
         #expect(radio.hasPrefix("rig.yaml:2:8: radio 'bluez' is not available"))
@@ -159,7 +174,8 @@ struct CampaignTests {
         } catch {
             #expect(error.description.hasPrefix("--suites: unknown suite 'handshak'"))
         }
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent("blerig-campaign-\(UUID().uuidString)")
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "blerig-campaign-\(UUID().uuidString)")
         let result = try await Campaign(rigFile: path, suites: ["commands"]).run(outputRoot: output.path)
         #expect(Set(result.result.boards.flatMap { $0.tests.map(\.suite) }) == ["preflight", "commands"])
     }
@@ -194,13 +210,18 @@ struct CampaignTests {
             "xmllint is missing: install libxml2-utils (make test does)")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: xmllint)
-        process.arguments = ["--noout", "--schema", RigTesting.path("Tests/ReportsTests/Fixtures/junit-10.xsd"), "\(result.directory)/junit.xml"]
+        process.arguments = [
+            "--noout", "--schema", RigTesting.path("Tests/ReportsTests/Fixtures/junit-10.xsd"),
+            "\(result.directory)/junit.xml",
+        ]
         process.standardError = FileHandle.nullDevice
         try process.run()
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
         let xml = try String(contentsOfFile: "\(result.directory)/junit.xml", encoding: .utf8)
-        #expect(xml.contains("<failure message=\"rig.yaml:10:5: board esp-silent is unreachable") || xml.contains("board esp-silent is unreachable"))
+        #expect(
+            xml.contains("<failure message=\"rig.yaml:10:5: board esp-silent is unreachable")
+                || xml.contains("board esp-silent is unreachable"))
         #expect(xml.contains("<skipped message=\"board esp-silent is unreachable\""))
     }
 
@@ -214,7 +235,8 @@ struct CampaignTests {
             try Campaign(rigFile: path)
         } throws: { error in
             (error as? CampaignError)?.description.hasPrefix("\(path):") == true
-                && (error as? CampaignError)?.description.contains("radio 'bluez' is not available in this build") == true
+                && (error as? CampaignError)?.description.contains("radio 'bluez' is not available in this build")
+                    == true
         }
     }
 }

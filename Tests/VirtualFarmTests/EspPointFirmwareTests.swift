@@ -34,9 +34,10 @@ struct EspPointFirmwareTests {
         try await EspRig.run { rig in
             let state = try #require(rig.board.advertising)
             #expect(state.data.flags?.rawValue == 0x06)
-            #expect(state.data.structures(of: .completeServiceUUIDs128) == [
-                .serviceUUIDs([EspPoint.sensorService], width: .bits128, complete: true),
-            ])
+            #expect(
+                state.data.structures(of: .completeServiceUUIDs128) == [
+                    .serviceUUIDs([EspPoint.sensorService], width: .bits128, complete: true)
+                ])
             #expect(state.data.localName == nil)
             #expect(try state.data.encoded().count == 30)
             #expect(state.scanResponse.localName == Self.name)
@@ -58,7 +59,8 @@ struct EspPointFirmwareTests {
             func current() throws -> EspPoint.ManufacturerStatus.Flags {
                 let state = try #require(rig.board.advertising)
                 return try EspPoint.ManufacturerStatus(
-                    decoding: #require(state.data.manufacturerData(for: EspPoint.companyIdentifier))).flags
+                    decoding: #require(state.data.manufacturerData(for: EspPoint.companyIdentifier))
+                ).flags
             }
             var seen = [try current()]
             rig.board.type("log-fill 3")
@@ -80,10 +82,11 @@ struct EspPointFirmwareTests {
             try await rig.withClient { (client) async throws in
                 let session = client.session
                 #expect(session.mtu == 247)
-                #expect(Set(session.services.map(\.uuid)) == [
-                    StandardUUID.deviceInformation, StandardUUID.battery, EspPoint.sensorService,
-                    EspPoint.commandService, EspPoint.otaService,
-                ])
+                #expect(
+                    Set(session.services.map(\.uuid)) == [
+                        StandardUUID.deviceInformation, StandardUUID.battery, EspPoint.sensorService,
+                        EspPoint.commandService, EspPoint.otaService,
+                    ])
                 let expected: [(BluetoothUUID, GATT.CharacteristicProperties)] = [
                     (StandardUUID.manufacturerName, .read), (StandardUUID.modelNumber, .read),
                     (StandardUUID.serialNumber, .read), (StandardUUID.firmwareRevision, .read),
@@ -97,8 +100,11 @@ struct EspPointFirmwareTests {
                 for (uuid, properties) in expected {
                     #expect(session.characteristics[uuid]?.properties == properties, "\(uuid)")
                 }
-                #expect(try await client.identity() == BoardIdentity(
-                    manufacturer: "Espressif Systems", model: "esp-point", serial: "240AC4121A2B", firmware: "1.4.2"))
+                #expect(
+                    try await client.identity()
+                        == BoardIdentity(
+                            manufacturer: "Espressif Systems", model: "esp-point", serial: "240AC4121A2B",
+                            firmware: "1.4.2"))
                 #expect(try await client.batteryLevel().percent == 87)
                 let reading = try await client.latestReading()
                 #expect(reading.sequence == 0)
@@ -249,10 +255,12 @@ struct EspPointFirmwareTests {
         }
     }
 
-    @Test("SET_INTERVAL outside 1…86400 or of the wrong length answers bad arguments", arguments: [
-        [0x02, 0, 0, 0, 0], [0x02, 0x81, 0x51, 0x01, 0x00], [0x02, 0xFF, 0xFF, 0xFF, 0xFF], [0x02, 60, 0, 0],
-        [0x02, 60, 0, 0, 0, 0], [0x02],
-    ] as [[UInt8]])
+    @Test(
+        "SET_INTERVAL outside 1…86400 or of the wrong length answers bad arguments",
+        arguments: [
+            [0x02, 0, 0, 0, 0], [0x02, 0x81, 0x51, 0x01, 0x00], [0x02, 0xFF, 0xFF, 0xFF, 0xFF], [0x02, 60, 0, 0],
+            [0x02, 60, 0, 0, 0, 0], [0x02],
+        ] as [[UInt8]])
     func badInterval(bytes: [UInt8]) async throws {
         let (status, interval) = try await EspRig.run { rig in
             try await rig.pair()
@@ -354,10 +362,11 @@ struct EspPointFirmwareTests {
             }
             let refusals = rig.consoleText.filter { $0.contains("/OTA: ") }
                 .map { $0.split(separator: " ", maxSplits: 1)[1] }
-            #expect(refusals == [
-                "W/OTA: request 0x01 refused: OTA is not supported in this firmware",
-                "W/OTA: data frames discarded: OTA is not supported in this firmware",
-            ])
+            #expect(
+                refusals == [
+                    "W/OTA: request 0x01 refused: OTA is not supported in this firmware",
+                    "W/OTA: data frames discarded: OTA is not supported in this firmware",
+                ])
         }
     }
 
@@ -437,9 +446,11 @@ struct EspPointFirmwareTests {
 
     // MARK: Flash log
 
-    @Test("READ streams the records in order, as many per notification as the MTU allows, then readDone", arguments: [
-        (UInt16(23), 1), (100, 6), (247, 17), (517, 36),
-    ])
+    @Test(
+        "READ streams the records in order, as many per notification as the MTU allows, then readDone",
+        arguments: [
+            (UInt16(23), 1), (100, 6), (247, 17), (517, 36),
+        ])
     func logReadInOrder(mtu: UInt16, perNotification: Int) async throws {
         let (sizes, done, sequences) = try await EspRig.run { rig in
             rig.board.type("log-fill 80")

@@ -30,13 +30,18 @@ public struct Campaign: Sendable {
         if let names {
             if let unknown = names.first(where: { !Self.suiteNames.contains($0) }) {
                 throw .argument(
-                    flag: "--suites", message: "unknown suite '\(unknown)' (blerig has \(RigWording.list(Self.suiteNames, conjunction: "and")))")
+                    flag: "--suites",
+                    message:
+                        "unknown suite '\(unknown)' (blerig has \(RigWording.list(Self.suiteNames, conjunction: "and")))"
+                )
             }
             selections = selections.filter { names.contains($0.name) }
             guard !selections.isEmpty else {
                 throw .argument(
                     flag: "--suites",
-                    message: "none of \(names.joined(separator: ",")) is selected in \(path) (it selects \(rig.suites.map(\.name).joined(separator: ",")))")
+                    message:
+                        "none of \(names.joined(separator: ",")) is selected in \(path) (it selects \(rig.suites.map(\.name).joined(separator: ",")))"
+                )
             }
         }
         do { suites = try SuiteCatalog.plan(selections, file: path) } catch { throw .rig(error) }
@@ -45,7 +50,9 @@ public struct Campaign: Sendable {
 
     /// Runs the campaign and writes its reports under `outputRoot/<run-id>/`. `progress` gets one line per event
     /// worth showing (a board's state, a finished check).
-    public func run(outputRoot: String = "reports", progress: @escaping @Sendable (String) -> Void = { _ in }) async throws(CampaignError) -> CampaignResult {
+    public func run(
+        outputRoot: String = "reports", progress: @escaping @Sendable (String) -> Void = { _ in }
+    ) async throws(CampaignError) -> CampaignResult {
         let wallStart = Date()
         let wallClock = ContinuousClock()
         let started = wallClock.now
@@ -55,9 +62,11 @@ public struct Campaign: Sendable {
             log.append(event)
             if let line = ProgressLine(event) { progress(line.text) }
         }
-        emit(.runStarted(.init(
-            runID: runID, rig: rig.name, rigFile: rig.location.file, seed: seed, radio: rig.radio.kindName,
-            wallStart: wallStart, host: ProcessInfo.processInfo.hostName)))
+        emit(
+            .runStarted(
+                .init(
+                    runID: runID, rig: rig.name, rigFile: rig.location.file, seed: seed, radio: rig.radio.kindName,
+                    wallStart: wallStart, host: ProcessInfo.processInfo.hostName)))
 
         let captures = CaptureStore(unixTimeAtOrigin: .seconds(Self.virtualEpoch))
         let consoles = ConsoleStore()
@@ -97,7 +106,9 @@ public struct Campaign: Sendable {
     }
 
     /// The numbers the summary table shows per board; the JUnit file has them all.
-    static let summaryMetrics = ["handshake.connect_ms", "handshake.ready_ms", "gatt.write_rtt_ms", "notify.rate_hz", "notify.gaps"]
+    static let summaryMetrics = [
+        "handshake.connect_ms", "handshake.ready_ms", "gatt.write_rtt_ms", "notify.rate_hz", "notify.gaps",
+    ]
 
     /// The Unix time the virtual farm's clock origin is placed at in captures: 2026-01-01 00:00 UTC, fixed so
     /// that captures of the same seed are byte-identical.
@@ -135,7 +146,9 @@ public struct Campaign: Sendable {
                     IdentityField(key: "radio", value: "virtual"),
                     IdentityField(key: "defined_at", value: "\(config.location)"),
                 ]
-                emit(.boardStarted(.init(board: config.id, profile: config.profile.rawValue, identity: identity, at: sim.now)))
+                emit(
+                    .boardStarted(
+                        .init(board: config.id, profile: config.profile.rawValue, identity: identity, at: sim.now)))
                 target.recorder.transition(from: "off", to: "booting", reason: "power on")
                 board.powerOn()
                 group.addTask { [suites] in
@@ -152,11 +165,15 @@ public struct Campaign: Sendable {
         let reached = await board.recorder.check("preflight", "reachable") {
             guard let report = try await board.firstAdvertisement(within: reachTimeout) else {
                 throw CheckFailure(
-                    "\(board.config.location): board \(board.id) is unreachable: no advertisement from \(board.address) within \(reachTimeout.seconds) s")
+                    "\(board.config.location): board \(board.id) is unreachable: no advertisement from \(board.address) within \(reachTimeout.seconds) s"
+                )
             }
-            return [MeasuredValue(
-                metric: "board.first_advertisement_s", statistic: .value, value: report.received.sinceOrigin.seconds,
-                unit: .seconds, definition: "power on → first advertising report")]
+            return [
+                MeasuredValue(
+                    metric: "board.first_advertisement_s", statistic: .value,
+                    value: report.received.sinceOrigin.seconds,
+                    unit: .seconds, definition: "power on → first advertising report")
+            ]
         }
         guard reached == .passed else {
             board.recorder.transition(from: "booting", to: "unreachable", reason: "no advertisement")
@@ -185,7 +202,8 @@ public struct Campaign: Sendable {
         for (relative, bytes) in files {
             let url = directory.appendingPathComponent(relative)
             do {
-                try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try FileManager.default.createDirectory(
+                    at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
                 try Data(bytes).write(to: url, options: .atomic)
             } catch {
                 throw .output(path: url.path, message: (error as NSError).localizedDescription)
@@ -210,4 +228,16 @@ public struct CampaignResult: Sendable {
 
     /// True when no check failed or erred.
     public var passed: Bool { result.counts.failed == 0 && result.counts.errors == 0 }
+}
+
+extension Campaign {
+    /// Runs the campaign `runs` times, each into a scratch directory removed afterwards: what `blerig bench` times.
+    public func bench(runs: Int) async throws(CampaignError) -> [CampaignResult] {
+        let scratch = FileManager.default.temporaryDirectory
+            .appendingPathComponent("blerig-bench-\(ProcessInfo.processInfo.processIdentifier)")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        var results: [CampaignResult] = []
+        for _ in 0..<max(1, runs) { results.append(try await run(outputRoot: scratch.path)) }
+        return results
+    }
 }

@@ -37,8 +37,11 @@ final class CaptureStore: Sendable {
                 supervisionTimeout: UInt16(parameters.supervisionTimeout.milliseconds / 10))
             (peer, bytes) = (address, writer.connectionComplete(event, at: at))
         case let .att(address, handle, pdu, outbound, at):
-            (peer, bytes) = (address, writer.attPDU(
-                pdu, handle: handle, direction: outbound ? .hostToController : .controllerToHost, at: at))
+            (peer, bytes) = (
+                address,
+                writer.attPDU(
+                    pdu, handle: handle, direction: outbound ? .hostToController : .controllerToHost, at: at)
+            )
         case let .linkDown(address, handle, reason, at):
             (peer, bytes) = (address, writer.disconnectionComplete(.init(handle: handle, reason: reason), at: at))
         }
@@ -72,19 +75,22 @@ struct ProgressLine {
     init?(_ event: RunEvent) {
         switch event {
         case let .runStarted(run):
-            text = "run \(run.runID): rig \(run.rig) on the \(run.radio) radio, seed \(run.seed.map(String.init) ?? "-")"
+            text =
+                "run \(run.runID): rig \(run.rig) on the \(run.radio) radio, seed \(run.seed.map(String.init) ?? "-")"
         case let .transition(change):
             text = "[\(change.board)] \(change.from) → \(change.to) (\(change.reason)) at \(change.at)"
         case let .testFinished(test):
-            let verdict: String = switch test.outcome {
-            case .passed: "passed"
-            case let .failed(message, _): "FAILED: \(message)"
-            case let .error(message, _): "ERROR: \(message)"
-            case let .skipped(reason): "skipped: \(reason)"
-            }
+            let verdict: String =
+                switch test.outcome {
+                case .passed: "passed"
+                case let .failed(message, _): "FAILED: \(message)"
+                case let .error(message, _): "ERROR: \(message)"
+                case let .skipped(reason): "skipped: \(reason)"
+                }
             let numbers = test.measurements.filter { [.p50, .value].contains($0.statistic) }.prefix(2)
                 .map(\.reading)
-            text = "[\(test.board)] \(test.suite) / \(test.test): \(verdict)"
+            text =
+                "[\(test.board)] \(test.suite) / \(test.test): \(verdict)"
                 + (numbers.isEmpty ? "" : " (" + numbers.joined(separator: ", ") + ")")
         default:
             return nil

@@ -45,9 +45,11 @@ public final class CheckRecorder: Sendable {
         } catch {
             outcome = .error(message: "\(error)", details: String(reflecting: error))
         }
-        emit(.testFinished(.init(
-            board: board, suite: suite, test: name, started: started, duration: started.duration(to: clock.now),
-            outcome: outcome, measurements: measurements)))
+        emit(
+            .testFinished(
+                .init(
+                    board: board, suite: suite, test: name, started: started, duration: started.duration(to: clock.now),
+                    outcome: outcome, measurements: measurements)))
         return outcome
     }
 
@@ -55,8 +57,11 @@ public final class CheckRecorder: Sendable {
     public func skip(_ suite: String, _ name: String, reason: String) {
         let now = clock.now
         emit(.testStarted(.init(board: board, suite: suite, test: name, at: now)))
-        emit(.testFinished(.init(
-            board: board, suite: suite, test: name, started: now, duration: .zero, outcome: .skipped(reason: reason))))
+        emit(
+            .testFinished(
+                .init(
+                    board: board, suite: suite, test: name, started: now, duration: .zero,
+                    outcome: .skipped(reason: reason))))
     }
 
     public func log(_ level: LogLevel, _ source: String, _ message: String) {

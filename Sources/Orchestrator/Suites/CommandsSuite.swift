@@ -25,22 +25,27 @@ struct CommandsSuite: Suite {
                         return []
                     }
                     guard outcome == .passed else {
-                        board.recorder.skip(Self.name, "light on/off ×\(repetitions)", reason: "the board is not authenticated")
+                        board.recorder.skip(
+                            Self.name, "light on/off ×\(repetitions)", reason: "the board is not authenticated")
                         return
                     }
                 }
                 await board.recorder.check(Self.name, "light on/off ×\(repetitions)") {
                     var rtt = LatencyHistogram(metric: "gatt.write_rtt_ms", definition: Self.rttDefinition)
                     for _ in 0..<repetitions {
-                        for on in [true, false] { rtt.record(try await switchLight(on, board: board, session: session)) }
+                        for on in [true, false] {
+                            rtt.record(try await switchLight(on, board: board, session: session))
+                        }
                     }
                     return rtt.measurements
                 }
                 if board.profile == .espPoint {
                     await board.recorder.check(Self.name, "bad argument refused") {
-                        let status = try await commandStatus(EspPoint.Command.setInterval(seconds: 0).encoded, session: session)
+                        let status = try await commandStatus(
+                            EspPoint.Command.setInterval(seconds: 0).encoded, session: session)
                         guard status.code == .badArguments else {
-                            throw CheckFailure("\(board.place): SET_INTERVAL 0 answered \(status.code), expected bad arguments")
+                            throw CheckFailure(
+                                "\(board.place): SET_INTERVAL 0 answered \(status.code), expected bad arguments")
                         }
                         return []
                     }

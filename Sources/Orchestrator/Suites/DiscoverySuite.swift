@@ -10,7 +10,9 @@ struct DiscoverySuite: Suite {
     var timeout: Duration = .seconds(10)
 
     init(options: inout RigMappingReader) {
-        if let seconds = options.number("timeout_s", in: 0.1...600, unit: "s") { timeout = .milliseconds(seconds * 1000) }
+        if let seconds = options.number("timeout_s", in: 0.1...600, unit: "s") {
+            timeout = .milliseconds(seconds * 1000)
+        }
     }
 
     func run(on board: BoardUnderTest) async {
@@ -25,10 +27,12 @@ struct DiscoverySuite: Suite {
                     "\(board.place): advertising does not match the \(board.profile) profile: \(problems[0])",
                     details: problems.joined(separator: "\n") + "\nadvertised: \(report.data)")
             }
-            return [MeasuredValue(
-                metric: "discovery.first_seen_ms", statistic: .value,
-                value: start.duration(to: report.received).milliseconds, unit: .milliseconds,
-                definition: "scan start → first advertising report from the board")]
+            return [
+                MeasuredValue(
+                    metric: "discovery.first_seen_ms", statistic: .value,
+                    value: start.duration(to: report.received).milliseconds, unit: .milliseconds,
+                    definition: "scan start → first advertising report from the board")
+            ]
         }
         await board.recorder.check(Self.name, "GATT table complete") {
             let counts = try await board.withSession { session in
@@ -41,16 +45,20 @@ struct DiscoverySuite: Suite {
                 return (session.services.count, characteristics, session.mtu, identity)
             }
             if let identity = counts.3, identity.model != EspPoint.modelNumber {
-                throw CheckFailure("\(board.place): Model Number is '\(identity.model)', expected '\(EspPoint.modelNumber)'")
+                throw CheckFailure(
+                    "\(board.place): Model Number is '\(identity.model)', expected '\(EspPoint.modelNumber)'")
             }
             if let identity = counts.3 { board.recorder.log(.info, "central", "identity: \(identity)") }
             return [
-                MeasuredValue(metric: "gatt.services", statistic: .value, value: Double(counts.0), unit: .count,
-                              definition: "primary services discovered"),
-                MeasuredValue(metric: "gatt.characteristics", statistic: .value, value: Double(counts.1), unit: .count,
-                              definition: "characteristics discovered in all primary services"),
-                MeasuredValue(metric: "gatt.mtu", statistic: .value, value: Double(counts.2), unit: .bytes,
-                              definition: "ATT_MTU after the exchange"),
+                MeasuredValue(
+                    metric: "gatt.services", statistic: .value, value: Double(counts.0), unit: .count,
+                    definition: "primary services discovered"),
+                MeasuredValue(
+                    metric: "gatt.characteristics", statistic: .value, value: Double(counts.1), unit: .count,
+                    definition: "characteristics discovered in all primary services"),
+                MeasuredValue(
+                    metric: "gatt.mtu", statistic: .value, value: Double(counts.2), unit: .bytes,
+                    definition: "ATT_MTU after the exchange"),
             ]
         }
     }
@@ -71,7 +79,9 @@ struct DiscoverySuite: Suite {
             } else {
                 problems.append("no manufacturer data for company 0xFFFF")
             }
-            if data.flags != AdvertisingFlags(rawValue: 0x06) { problems.append("flags are \(String(describing: data.flags)), expected 0x06") }
+            if data.flags != AdvertisingFlags(rawValue: 0x06) {
+                problems.append("flags are \(String(describing: data.flags)), expected 0x06")
+            }
         case .nano33BLESense:
             expectedName = Nano33BLESense.advertisedName
             expectedService = Nano33BLESense.ledService
@@ -82,7 +92,9 @@ struct DiscoverySuite: Suite {
         if data.localName != expectedName {
             problems.append("local name is \(data.localName.map { "'\($0)'" } ?? "absent"), expected '\(expectedName)'")
         }
-        if !data.serviceUUIDs.contains(expectedService) { problems.append("service \(expectedService) is not advertised") }
+        if !data.serviceUUIDs.contains(expectedService) {
+            problems.append("service \(expectedService) is not advertised")
+        }
         return problems
     }
 }

@@ -41,10 +41,12 @@ struct HandshakeSuite: Suite {
                 let pause = pause.lowerBound + (pause.upperBound - pause.lowerBound) * random.nextUnit()
                 try await board.clock.sleep(for: .milliseconds(Int64(pause * 1000)))
             }
-            let measurements = connect.measurements + ready.measurements + [
-                MeasuredValue(metric: "handshake.failures", statistic: .value, value: Double(failures.count), unit: .count,
-                              definition: "connections that did not reach ready"),
-            ]
+            let measurements =
+                connect.measurements + ready.measurements + [
+                    MeasuredValue(
+                        metric: "handshake.failures", statistic: .value, value: Double(failures.count), unit: .count,
+                        definition: "connections that did not reach ready")
+                ]
             guard failures.isEmpty else {
                 throw MeasuredFailure(
                     failure: CheckFailure(
@@ -52,9 +54,11 @@ struct HandshakeSuite: Suite {
                         details: failures.joined(separator: "\n")),
                     measurements: measurements)
             }
-            board.recorder.log(.info, "central", String(
-                format: "handshake p50 connect %.3f ms, ready %.3f ms over %d connections",
-                connect.percentile(50), ready.percentile(50), connections))
+            board.recorder.log(
+                .info, "central",
+                String(
+                    format: "handshake p50 connect %.3f ms, ready %.3f ms over %d connections",
+                    connect.percentile(50), ready.percentile(50), connections))
             return measurements
         }
         guard board.predictConnect != nil else { return }
@@ -62,17 +66,23 @@ struct HandshakeSuite: Suite {
             guard !comparisons.isEmpty else { throw CheckFailure("\(board.place): no connection succeeded to compare") }
             let errors = comparisons.map { abs(($0.measured - $0.predicted).milliseconds) }
             let worst = errors.max() ?? 0
-            let measurements = [MeasuredValue(
-                metric: "handshake.model_error_ms", statistic: .max, value: worst, unit: .milliseconds,
-                definition: "largest |measured − predicted| handshake.connect_ms; the prediction is the link model's closed form")]
+            let measurements = [
+                MeasuredValue(
+                    metric: "handshake.model_error_ms", statistic: .max, value: worst, unit: .milliseconds,
+                    definition:
+                        "largest |measured − predicted| handshake.connect_ms; the prediction is the link model's closed form"
+                )
+            ]
             // The simulation's clock resolves nanoseconds: anything above one is a real disagreement.
             let off = comparisons.filter { abs(($0.measured - $0.predicted).milliseconds) > 1e-6 }
             guard off.isEmpty else {
                 throw MeasuredFailure(
                     failure: CheckFailure(
                         "\(board.place): \(off.count) of \(comparisons.count) connects disagree with the link model; attempt \(off[0].attempt) measured \(off[0].measured.msText), predicted \(off[0].predicted.msText)",
-                        details: off.map { "attempt \($0.attempt): measured \($0.measured.msText), predicted \($0.predicted.msText)" }
-                            .joined(separator: "\n")),
+                        details: off.map {
+                            "attempt \($0.attempt): measured \($0.measured.msText), predicted \($0.predicted.msText)"
+                        }
+                        .joined(separator: "\n")),
                     measurements: measurements)
             }
             return measurements

@@ -7,7 +7,8 @@ import Reports
 struct LatencyHistogram {
     let metric: String
     let definition: String
-    private var histogram = Histogram<UInt64>(highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: .three)
+    private var histogram = Histogram<UInt64>(
+        highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: .three)
 
     init(metric: String, definition: String) {
         self.metric = metric
@@ -28,11 +29,17 @@ struct LatencyHistogram {
             return [MeasuredValue(metric: metric, statistic: .count, value: 0, unit: .count, definition: definition)]
         }
         return [
-            MeasuredValue(metric: metric, statistic: .p50, value: percentile(50), unit: .milliseconds, definition: definition),
-            MeasuredValue(metric: metric, statistic: .p95, value: percentile(95), unit: .milliseconds, definition: definition),
-            MeasuredValue(metric: metric, statistic: .p99, value: percentile(99), unit: .milliseconds, definition: definition),
-            MeasuredValue(metric: metric, statistic: .max, value: Double(histogram.max) / 1_000, unit: .milliseconds, definition: definition),
-            MeasuredValue(metric: metric, statistic: .count, value: Double(count), unit: .count, definition: definition),
+            MeasuredValue(
+                metric: metric, statistic: .p50, value: percentile(50), unit: .milliseconds, definition: definition),
+            MeasuredValue(
+                metric: metric, statistic: .p95, value: percentile(95), unit: .milliseconds, definition: definition),
+            MeasuredValue(
+                metric: metric, statistic: .p99, value: percentile(99), unit: .milliseconds, definition: definition),
+            MeasuredValue(
+                metric: metric, statistic: .max, value: Double(histogram.max) / 1_000, unit: .milliseconds,
+                definition: definition),
+            MeasuredValue(
+                metric: metric, statistic: .count, value: Double(count), unit: .count, definition: definition),
         ]
     }
 }

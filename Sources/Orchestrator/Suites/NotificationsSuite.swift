@@ -13,15 +13,18 @@ struct NotificationsSuite: Suite {
     static let period: Duration = .seconds(1)
 
     init(options: inout RigMappingReader) {
-        if let seconds = options.number("duration_s", in: 2...86_400, unit: "s") { duration = .milliseconds(seconds * 1000) }
+        if let seconds = options.number("duration_s", in: 2...86_400, unit: "s") {
+            duration = .milliseconds(seconds * 1000)
+        }
     }
 
     func run(on board: BoardUnderTest) async {
-        let characteristic: (uuid: BluetoothUUID, name: String) = switch board.profile {
-        case .espPoint: (EspPoint.reading, "Reading")
-        case .nano33BLESense: (Nano33BLESense.temperature, "Temperature")
-        case .hrm: (StandardUUID.heartRateMeasurement, "Heart Rate Measurement")
-        }
+        let characteristic: (uuid: BluetoothUUID, name: String) =
+            switch board.profile {
+            case .espPoint: (EspPoint.reading, "Reading")
+            case .nano33BLESense: (Nano33BLESense.temperature, "Temperature")
+            case .hrm: (StandardUUID.heartRateMeasurement, "Heart Rate Measurement")
+            }
         let test = "\(characteristic.name) every \(Self.period.seconds) s for \(duration.seconds) s"
         do {
             try await board.withSession { session in
@@ -38,7 +41,9 @@ struct NotificationsSuite: Suite {
                     // a moment later does not count.
                     let end = start.advanced(by: duration)
                     let events = inbox.drain().filter { $0.received >= start && $0.received < end }
-                    return try evaluate(events.map(\.received), bytes: events.reduce(0) { $0 + $1.value.count }, from: start, board: board)
+                    return try evaluate(
+                        events.map(\.received), bytes: events.reduce(0) { $0 + $1.value.count }, from: start,
+                        board: board)
                 }
                 if board.profile == .espPoint {
                     let interval = board.config.virtual.farmSettings.sampleInterval
@@ -50,7 +55,9 @@ struct NotificationsSuite: Suite {
         }
     }
 
-    private func evaluate(_ arrivals: [RigInstant], bytes: Int, from start: RigInstant, board: BoardUnderTest) throws -> [MeasuredValue] {
+    private func evaluate(
+        _ arrivals: [RigInstant], bytes: Int, from start: RigInstant, board: BoardUnderTest
+    ) throws -> [MeasuredValue] {
         let seconds = duration.seconds
         let rate = Double(arrivals.count) / seconds
         let limit = Self.period * 1.5
@@ -58,12 +65,15 @@ struct NotificationsSuite: Suite {
         let intervals = zip(edges, edges.dropFirst()).map { $0.duration(to: $1) }
         let gaps = intervals.filter { $0 > limit }
         let measurements = [
-            MeasuredValue(metric: "notify.rate_hz", statistic: .value, value: rate, unit: MetricUnit("Hz"),
-                          definition: "notifications received ÷ listening time"),
-            MeasuredValue(metric: "notify.gaps", statistic: .value, value: Double(gaps.count), unit: .count,
-                          definition: "intervals between notifications longer than 1.5 periods"),
-            MeasuredValue(metric: "notify.throughput_kBps", statistic: .value, value: Double(bytes) / seconds / 1000,
-                          unit: .kilobytesPerSecond, definition: "notified value bytes ÷ listening time"),
+            MeasuredValue(
+                metric: "notify.rate_hz", statistic: .value, value: rate, unit: MetricUnit("Hz"),
+                definition: "notifications received ÷ listening time"),
+            MeasuredValue(
+                metric: "notify.gaps", statistic: .value, value: Double(gaps.count), unit: .count,
+                definition: "intervals between notifications longer than 1.5 periods"),
+            MeasuredValue(
+                metric: "notify.throughput_kBps", statistic: .value, value: Double(bytes) / seconds / 1000,
+                unit: .kilobytesPerSecond, definition: "notified value bytes ÷ listening time"),
         ]
         let expected = 1 / Self.period.seconds
         if abs(rate - expected) > expected * 0.1 || !gaps.isEmpty {

@@ -54,7 +54,9 @@ struct BoardUnderTest: Sendable {
 
 /// The suites the orchestrator has, by name.
 enum SuiteCatalog {
-    static let suites: [any Suite.Type] = [DiscoverySuite.self, HandshakeSuite.self, CommandsSuite.self, NotificationsSuite.self]
+    static let suites: [any Suite.Type] = [
+        DiscoverySuite.self, HandshakeSuite.self, CommandsSuite.self, NotificationsSuite.self,
+    ]
 
     static var names: [String] { suites.map { $0.name } }
 

@@ -42,7 +42,9 @@ public final class VirtualBoard: AirPeripheral, @unchecked Sendable {
     private var serving = false
     private var deferred: [() -> Void] = []
 
-    init(id: String, address: DeviceAddress, settings: VirtualBoardSettings, firmware: any BoardFirmware, air: VirtualAir) {
+    init(
+        id: String, address: DeviceAddress, settings: VirtualBoardSettings, firmware: any BoardFirmware, air: VirtualAir
+    ) {
         self.id = id
         self.address = address
         self.settings = settings
@@ -120,10 +122,11 @@ public final class VirtualBoard: AirPeripheral, @unchecked Sendable {
     private func startAdvertising() {
         guard settings.advertises, server != nil, links.isEmpty else { return setAdvertising(nil) }
         let (data, scanResponse) = firmware.advertisingData(address: address)
-        setAdvertising(AdvertisingState(
-            data: data, scanResponse: scanResponse,
-            interval: settings.advertisingInterval ?? air.parameters.advertisingInterval, since: sim.now,
-            rssi: settings.rssi))
+        setAdvertising(
+            AdvertisingState(
+                data: data, scanResponse: scanResponse,
+                interval: settings.advertisingInterval ?? air.parameters.advertisingInterval, since: sim.now,
+                rssi: settings.rssi))
     }
 
     /// The firmware's advertised state changed (flags in the manufacturer data): advertise the new data from
@@ -160,7 +163,10 @@ public final class VirtualBoard: AirPeripheral, @unchecked Sendable {
                 guard let self, generation == boot else { return }
                 linkDown(connection, reason: reason)
             })
-        log("I", "BLE", "connected handle=0x\(String(link.handle, radix: 16)) interval_ms=\(link.parameters.connectionInterval.milliseconds)")
+        log(
+            "I", "BLE",
+            "connected handle=0x\(String(link.handle, radix: 16)) interval_ms=\(link.parameters.connectionInterval.milliseconds)"
+        )
         firmware.connected(connection)
     }
 
@@ -282,7 +288,10 @@ public final class VirtualBoard: AirPeripheral, @unchecked Sendable {
 
     /// Prints `[uptime_ms] LEVEL/TAG: message` on the console.
     func log(_ level: Character, _ tag: String, _ message: String) {
-        print(.log(uptimeMilliseconds: UInt64(uptime.milliseconds.rounded(.down)), level: level, tag: tag, message: message))
+        print(
+            .log(
+                uptimeMilliseconds: UInt64(uptime.milliseconds.rounded(.down)), level: level, tag: tag, message: message
+            ))
     }
 
     func print(_ line: ConsoleLine) {
@@ -300,7 +309,9 @@ public final class VirtualBoard: AirPeripheral, @unchecked Sendable {
         switch words.first {
         case nil: return
         case "status":
-            log("I", "SYS", "status fw=\(firmware.version) uptime_ms=\(Int(uptime.milliseconds)) connected=\(links.count)")
+            log(
+                "I", "SYS",
+                "status fw=\(firmware.version) uptime_ms=\(Int(uptime.milliseconds)) connected=\(links.count)")
         case "reboot": reset(.software)
         default:
             if !firmware.consoleCommand(words) { log("W", "CONSOLE", "unknown command '\(line)'") }

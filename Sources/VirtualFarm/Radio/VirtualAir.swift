@@ -50,7 +50,9 @@ public final class VirtualAir: @unchecked Sendable {
 
     public func add(_ peripheral: any AirPeripheral) {
         sim.assertIsolated()
-        precondition(!peripherals.contains { $0.peripheral.address == peripheral.address }, "two boards at \(peripheral.address)")
+        precondition(
+            !peripherals.contains { $0.peripheral.address == peripheral.address }, "two boards at \(peripheral.address)"
+        )
         peripherals.append(PeripheralEntry(peripheral))
         advertisingChanged(peripheral)
     }
@@ -81,12 +83,15 @@ public final class VirtualAir: @unchecked Sendable {
 
     /// The start of the first advertising event at or after `instant`: event n starts at
     /// `since + n × interval + advDelay(n)`, advDelay drawn from [0, 10 ms) per event from the seed.
-    func nextAdvertisingEvent(of address: DeviceAddress, _ state: AdvertisingState, atOrAfter instant: RigInstant) -> RigInstant {
+    func nextAdvertisingEvent(
+        of address: DeviceAddress, _ state: AdvertisingState, atOrAfter instant: RigInstant
+    ) -> RigInstant {
         let stream = "advertising/\(address)/\(state.since.sinceOrigin)"
         func eventStart(_ n: Int64) -> RigInstant {
             let delay = SeededRandom.unit(seed: sim.seed, stream: stream, index: UInt64(n))
             // Whole nanoseconds, the simulation clock's resolution, so predictions and timers agree exactly.
-            let advDelay = Duration.nanoseconds(Int64((LinkModel.maximumAdvertisingDelay.seconds * 1e9 * delay).rounded(.down)))
+            let advDelay = Duration.nanoseconds(
+                Int64((LinkModel.maximumAdvertisingDelay.seconds * 1e9 * delay).rounded(.down)))
             return state.since.advanced(by: state.interval * n + advDelay)
         }
         let elapsed = state.since.duration(to: instant) - LinkModel.maximumAdvertisingDelay
@@ -104,7 +109,8 @@ public final class VirtualAir: @unchecked Sendable {
             let state = peripheral.advertising, state.connectable
         else { return nil }
         let event = nextAdvertisingEvent(of: address, state, atOrAfter: requested)
-        return model.connectLatency(advertisingWait: requested.duration(to: event), advertisingDataLength: state.data.encodedLength)
+        return model.connectLatency(
+            advertisingWait: requested.duration(to: event), advertisingDataLength: state.data.encodedLength)
     }
 
     private func advertisingEvent(_ entry: PeripheralEntry, state: AdvertisingState, at start: RigInstant) {
@@ -113,14 +119,19 @@ public final class VirtualAir: @unchecked Sendable {
         if state.connectable, let index = pendingConnects.firstIndex(where: { $0.address == peripheral.address }) {
             let pending = pendingConnects.remove(at: index)
             if let timer = pending.timer { sim.cancel(timer) }
-            let connectIndicationEnd = start + advertisingAirtime + PHY.interFrameSpace
+            let connectIndicationEnd =
+                start + advertisingAirtime + PHY.interFrameSpace
                 + PHY.le1M.packetAirtime(payload: LinkModel.connectIndicationPayload)
-            sim.schedule(at: connectIndicationEnd) { [self] in establish(pending, with: peripheral, at: connectIndicationEnd) }
+            sim.schedule(at: connectIndicationEnd) { [self] in
+                establish(pending, with: peripheral, at: connectIndicationEnd)
+            }
             return
         }
         // Active scanning: SCAN_REQ and SCAN_RSP follow the advertising packet within the event.
-        let received = start + advertisingAirtime + PHY.interFrameSpace + PHY.le1M.packetAirtime(payload: 12)
-            + PHY.interFrameSpace + PHY.le1M.packetAirtime(payload: LinkModel.advertisingHeader + state.scanResponse.encodedLength)
+        let received =
+            start + advertisingAirtime + PHY.interFrameSpace + PHY.le1M.packetAirtime(payload: 12)
+            + PHY.interFrameSpace
+            + PHY.le1M.packetAirtime(payload: LinkModel.advertisingHeader + state.scanResponse.encodedLength)
         let report = Advertisement(
             address: peripheral.address, data: state.data.merged(with: state.scanResponse), rssi: state.rssi,
             connectable: state.connectable, received: received)
@@ -167,7 +178,8 @@ public final class VirtualAir: @unchecked Sendable {
     ) -> Int {
         sim.assertIsolated()
         nextIdentifier += 1
-        var pending = PendingConnect(id: nextIdentifier, address: address, requested: sim.now, timeout: timeout, complete: complete)
+        var pending = PendingConnect(
+            id: nextIdentifier, address: address, requested: sim.now, timeout: timeout, complete: complete)
         let id = pending.id
         pending.timer = sim.schedule(after: timeout) { [self] in
             guard let index = pendingConnects.firstIndex(where: { $0.id == id }) else { return }
@@ -188,7 +200,9 @@ public final class VirtualAir: @unchecked Sendable {
         pending.complete(.failure(.cancelled))
     }
 
-    private func establish(_ pending: PendingConnect, with peripheral: any AirPeripheral, at connectIndicationEnd: RigInstant) {
+    private func establish(
+        _ pending: PendingConnect, with peripheral: any AirPeripheral, at connectIndicationEnd: RigInstant
+    ) {
         let anchor0 = connectIndicationEnd + LinkModel.transmitWindowDelay
         nextHandle = nextHandle == 0x0EFF ? 0x0040 : nextHandle + 1
         let link = VirtualLink(sim: sim, parameters: parameters, handle: nextHandle, anchor0: anchor0)
@@ -201,7 +215,8 @@ public final class VirtualAir: @unchecked Sendable {
                 // connection intervals (Vol 6 Part B §4.5.2).
                 let failedAt = anchor0.advanced(by: parameters.connectionInterval * 6)
                 sim.schedule(at: failedAt) {
-                    pending.complete(.failure(.connectionFailed(pending.address, reason: .connectionFailedToBeEstablished)))
+                    pending.complete(
+                        .failure(.connectionFailed(pending.address, reason: .connectionFailedToBeEstablished)))
                 }
                 return
             }

@@ -28,7 +28,8 @@ public final class VirtualCentral: Central, @unchecked Sendable {
         air.sim.assertIsolated()
         let attempt = ConnectAttempt()
         let result = await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Result<any GATTConnection, CentralError>, Never>) in
+            await withCheckedContinuation {
+                (continuation: CheckedContinuation<Result<any GATTConnection, CentralError>, Never>) in
                 guard !Task.isCancelled else { return continuation.resume(returning: .failure(.cancelled)) }
                 attempt.id = air.beginConnect(to: address, timeout: timeout) { [self] outcome in
                     continuation.resume(returning: outcome.map { link in open(link, to: address) })
@@ -58,13 +59,15 @@ public final class VirtualCentral: Central, @unchecked Sendable {
                 }
             }
         }
-        link.attach(.central, .init(
-            receive: { pdu in connection.receive(pdu) },
-            down: { [traffic] reason in
-                transport.downReason = reason
-                traffic?(.linkDown(peer: peer, handle: handle, reason: reason, at: sim.now))
-                connection.linkDown(reason)
-            }))
+        link.attach(
+            .central,
+            .init(
+                receive: { pdu in connection.receive(pdu) },
+                down: { [traffic] reason in
+                    transport.downReason = reason
+                    traffic?(.linkDown(peer: peer, handle: handle, reason: reason, at: sim.now))
+                    connection.linkDown(reason)
+                }))
         return connection
     }
 }

@@ -99,32 +99,44 @@ final class EspPointFirmware: BoardFirmware {
     func services() -> [GATTServer.Service] {
         typealias C = GATTServer.Characteristic
         return [
-            GATTServer.Service(StandardUUID.deviceInformation, characteristics: [
-                C(StandardUUID.manufacturerName, properties: .read, value: .stored(Self.manufacturerName)),
-                C(StandardUUID.modelNumber, properties: .read, value: .stored(EspPoint.modelNumber)),
-                // From the board's address, which the firmware learns at boot (the eFuse MAC).
-                C(StandardUUID.serialNumber, properties: .read, value: .dynamic),
-                C(StandardUUID.firmwareRevision, properties: .read, value: .stored(version.description)),
-            ]),
-            GATTServer.Service(StandardUUID.battery, characteristics: [
-                C(StandardUUID.batteryLevel, properties: [.read, .notify], value: .dynamic, length: .fixed(1)),
-            ]),
-            GATTServer.Service(EspPoint.sensorService, characteristics: [
-                C(EspPoint.reading, properties: [.read, .notify], value: .dynamic,
-                  length: .fixed(EspPoint.Reading.size)),
-                C(EspPoint.logControl, properties: [.write, .indicate], value: .dynamic),
-                C(EspPoint.logData, properties: .notify, value: .dynamic),
-            ]),
-            GATTServer.Service(EspPoint.commandService, characteristics: [
-                C(EspPoint.command, properties: .write, value: .dynamic,
-                  length: .variable(maximum: 1 + EspPoint.keyLength)),
-                C(EspPoint.commandStatus, properties: [.read, .notify], value: .dynamic),
-                C(EspPoint.auth, properties: [.read, .write], value: .dynamic),
-            ]),
-            GATTServer.Service(EspPoint.otaService, characteristics: [
-                C(EspPoint.otaControl, properties: [.write, .notify], value: .dynamic),
-                C(EspPoint.otaData, properties: .writeWithoutResponse, value: .dynamic),
-            ]),
+            GATTServer.Service(
+                StandardUUID.deviceInformation,
+                characteristics: [
+                    C(StandardUUID.manufacturerName, properties: .read, value: .stored(Self.manufacturerName)),
+                    C(StandardUUID.modelNumber, properties: .read, value: .stored(EspPoint.modelNumber)),
+                    // From the board's address, which the firmware learns at boot (the eFuse MAC).
+                    C(StandardUUID.serialNumber, properties: .read, value: .dynamic),
+                    C(StandardUUID.firmwareRevision, properties: .read, value: .stored(version.description)),
+                ]),
+            GATTServer.Service(
+                StandardUUID.battery,
+                characteristics: [
+                    C(StandardUUID.batteryLevel, properties: [.read, .notify], value: .dynamic, length: .fixed(1))
+                ]),
+            GATTServer.Service(
+                EspPoint.sensorService,
+                characteristics: [
+                    C(
+                        EspPoint.reading, properties: [.read, .notify], value: .dynamic,
+                        length: .fixed(EspPoint.Reading.size)),
+                    C(EspPoint.logControl, properties: [.write, .indicate], value: .dynamic),
+                    C(EspPoint.logData, properties: .notify, value: .dynamic),
+                ]),
+            GATTServer.Service(
+                EspPoint.commandService,
+                characteristics: [
+                    C(
+                        EspPoint.command, properties: .write, value: .dynamic,
+                        length: .variable(maximum: 1 + EspPoint.keyLength)),
+                    C(EspPoint.commandStatus, properties: [.read, .notify], value: .dynamic),
+                    C(EspPoint.auth, properties: [.read, .write], value: .dynamic),
+                ]),
+            GATTServer.Service(
+                EspPoint.otaService,
+                characteristics: [
+                    C(EspPoint.otaControl, properties: [.write, .notify], value: .dynamic),
+                    C(EspPoint.otaData, properties: .writeWithoutResponse, value: .dynamic),
+                ]),
         ]
     }
 
@@ -262,9 +274,10 @@ final class EspPointFirmware: BoardFirmware {
     /// The value Reading returns: the last sample, or before the first one a live reading with seq 0 (a
     /// sequence number the log never uses).
     var currentReading: EspPoint.Reading {
-        latest ?? EspPoint.Reading(
-            sequence: 0, unixTime: unixTime, temperature: sensedTemperature, humidity: sensedHumidity,
-            batteryMillivolts: battery.millivolts)
+        latest
+            ?? EspPoint.Reading(
+                sequence: 0, unixTime: unixTime, temperature: sensedTemperature, humidity: sensedHumidity,
+                batteryMillivolts: battery.millivolts)
     }
 
     /// The sensor's temperature in hundredths of a degree.

@@ -35,27 +35,35 @@ final class HRMFirmware: BoardFirmware {
 
     func services() -> [GATTServer.Service] {
         [
-            GATTServer.Service(StandardUUID.heartRate, characteristics: [
-                GATTServer.Characteristic(StandardUUID.heartRateMeasurement, properties: [.notify], value: .dynamic),
-                GATTServer.Characteristic(
-                    StandardUUID.bodySensorLocation, properties: [.read],
-                    value: .stored([Self.location.rawValue]), length: .fixed(1)),
-                GATTServer.Characteristic(
-                    HeartRateMonitor.alertLevel, properties: [.write], value: .dynamic, length: .variable(maximum: 16),
-                    descriptors: [.userDescription("Alert light")]),
-            ]),
-            GATTServer.Service(StandardUUID.battery, characteristics: [
-                GATTServer.Characteristic(
-                    StandardUUID.batteryLevel, properties: [.read, .notify], value: .dynamic, length: .fixed(1)),
-            ]),
+            GATTServer.Service(
+                StandardUUID.heartRate,
+                characteristics: [
+                    GATTServer.Characteristic(
+                        StandardUUID.heartRateMeasurement, properties: [.notify], value: .dynamic),
+                    GATTServer.Characteristic(
+                        StandardUUID.bodySensorLocation, properties: [.read],
+                        value: .stored([Self.location.rawValue]), length: .fixed(1)),
+                    GATTServer.Characteristic(
+                        HeartRateMonitor.alertLevel, properties: [.write], value: .dynamic,
+                        length: .variable(maximum: 16),
+                        descriptors: [.userDescription("Alert light")]),
+                ]),
+            GATTServer.Service(
+                StandardUUID.battery,
+                characteristics: [
+                    GATTServer.Characteristic(
+                        StandardUUID.batteryLevel, properties: [.read, .notify], value: .dynamic, length: .fixed(1))
+                ]),
         ]
     }
 
     func advertisingData(address: DeviceAddress) -> (data: AdvertisingData, scanResponse: AdvertisingData) {
-        (AdvertisingData(
-            flags: .generalDiscoverableLEOnly, localName: HeartRateMonitor.advertisedName(for: address),
-            serviceUUIDs: [StandardUUID.heartRate, StandardUUID.battery]),
-         AdvertisingData(txPowerLevel: 0))
+        (
+            AdvertisingData(
+                flags: .generalDiscoverableLEOnly, localName: HeartRateMonitor.advertisedName(for: address),
+                serviceUUIDs: [StandardUUID.heartRate, StandardUUID.battery]),
+            AdvertisingData(txPowerLevel: 0)
+        )
     }
 
     func advertisedName(address: DeviceAddress) -> String { HeartRateMonitor.advertisedName(for: address) }

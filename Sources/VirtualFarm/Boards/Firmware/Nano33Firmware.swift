@@ -26,20 +26,26 @@ final class Nano33Firmware: BoardFirmware {
 
     func services() -> [GATTServer.Service] {
         [
-            GATTServer.Service(Nano33BLESense.ledService, characteristics: [
-                GATTServer.Characteristic(
-                    Nano33BLESense.ledStatus, properties: [.write], value: .dynamic, length: .fixed(1)),
-            ]),
-            GATTServer.Service(Nano33BLESense.sensorService, characteristics: [
-                GATTServer.Characteristic(
-                    Nano33BLESense.temperature, properties: [.read, .notify], value: .dynamic, length: .fixed(1)),
-            ]),
+            GATTServer.Service(
+                Nano33BLESense.ledService,
+                characteristics: [
+                    GATTServer.Characteristic(
+                        Nano33BLESense.ledStatus, properties: [.write], value: .dynamic, length: .fixed(1))
+                ]),
+            GATTServer.Service(
+                Nano33BLESense.sensorService,
+                characteristics: [
+                    GATTServer.Characteristic(
+                        Nano33BLESense.temperature, properties: [.read, .notify], value: .dynamic, length: .fixed(1))
+                ]),
         ]
     }
 
     func advertisingData(address: DeviceAddress) -> (data: AdvertisingData, scanResponse: AdvertisingData) {
-        (AdvertisingData(flags: .generalDiscoverableLEOnly, serviceUUIDs: [Nano33BLESense.ledService]),
-         AdvertisingData(localName: Nano33BLESense.advertisedName))
+        (
+            AdvertisingData(flags: .generalDiscoverableLEOnly, serviceUUIDs: [Nano33BLESense.ledService]),
+            AdvertisingData(localName: Nano33BLESense.advertisedName)
+        )
     }
 
     func advertisedName(address: DeviceAddress) -> String { Nano33BLESense.advertisedName }
@@ -54,7 +60,9 @@ final class Nano33Firmware: BoardFirmware {
     /// The sketch's loop: read the sensor every second and notify the whole-degree value.
     private func sample() {
         environment.advance(by: .seconds(1))
-        guard let board, board.hasSubscribers(Nano33BLESense.temperature, in: Nano33BLESense.sensorService) else { return }
+        guard let board, board.hasSubscribers(Nano33BLESense.temperature, in: Nano33BLESense.sensorService) else {
+            return
+        }
         let value = temperature
         lastReported = value
         board.notify(Nano33BLESense.temperature, in: Nano33BLESense.sensorService, [UInt8(bitPattern: value)])
