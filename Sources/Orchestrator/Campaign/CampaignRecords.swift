@@ -88,7 +88,7 @@ struct ProgressLine {
                 case let .skipped(reason): "skipped: \(reason)"
                 }
             let numbers = test.measurements.filter { [.p50, .value].contains($0.statistic) }.prefix(2)
-                .map(\.reading)
+                .map { "\($0.metric) \($0.reading)" }
             text =
                 "[\(test.board)] \(test.suite) / \(test.test): \(verdict)"
                 + (numbers.isEmpty ? "" : " (" + numbers.joined(separator: ", ") + ")")
