@@ -269,4 +269,58 @@ struct VirtualFarmSessionTests {
         #expect(predictedArrivals.first == timeline.mtuExchanged)
         #expect(predictedArrivals.last == timeline.ready)
     }
+
+    @Test("a cancelled connection attempt ends at once with .cancelled; the board can be connected afterwards")
+    func cancelledConnect() async throws {
+        let outcome = try await Simulation.run(seed: 8, horizon: .seconds(600)) { sim in
+            let farm = Farm(sim: sim, link: Self.link)
+            let silent = farm.addBoard(id: "hrm-1", profile: .hrm, settings: VirtualBoardSettings(advertises: false))
+            let board = farm.addBoard(id: "hrm-2", profile: .hrm)
+            silent.powerOn()
+            board.powerOn()
+            let central = farm.central()
+            let error = await withTaskGroup(of: CentralError?.self) { group in
+                group.addTask {
+                    do throws(CentralError) {
+                        _ = try await central.connect(to: silent.address, timeout: .seconds(30))
+                        return nil
+                    } catch { return error }
+                }
+                try? await sim.clock.sleep(for: .seconds(1))
+                group.cancelAll()
+                return await group.next() ?? nil
+            }
+            let cancelledAfter = sim.now
+            let connection = try await central.connect(to: board.address, timeout: .seconds(5))
+            await connection.disconnect()
+            return (error, cancelledAfter, await connection.disconnection())
+        }
+        #expect(outcome.0 == .cancelled)
+        #expect(outcome.1 == .origin.advanced(by: .seconds(1)))
+        #expect(outcome.2 == .localHostTerminated)
+    }
+
+    @Test("a scan filtered by name prefix reports only the boards whose name matches")
+    func scanByName() async throws {
+        let names = try await Simulation.run(seed: 12, horizon: .seconds(600)) { sim in
+            let farm = Farm(sim: sim, link: Self.link)
+            for id in ["hrm-1", "hrm-2", "nano-1"] {
+                farm.addBoard(id: id, profile: id.hasPrefix("hrm") ? .hrm : .nano33BLESense).powerOn()
+            }
+            var seen: [String] = []
+            for await report in farm.central().scan(ScanFilter(namePrefixes: ["HRM-"])) {
+                seen.append(report.data.localName ?? "?")
+                if seen.count == 2 { break }
+            }
+            // Listen a while longer: the Nano keeps advertising and must not show up.
+            for await report in farm.central().scan(ScanFilter(namePrefixes: ["HRM-"], deduplicate: false)) {
+                seen.append(report.data.localName ?? "?")
+                if seen.count == 12 { break }
+            }
+            return seen
+        }
+        #expect(names.count == 12)
+        #expect(names.allSatisfy { $0.hasPrefix("HRM-") })
+        #expect(Set(names.prefix(2)).count == 2)
+    }
 }
