@@ -33,9 +33,21 @@ public struct EspPointClient: Sendable {
     /// Writes a command and waits for its status; returns the status payload. A non-zero status throws.
     @discardableResult
     public func send(_ command: EspPoint.Command) async throws(SessionError) -> [UInt8] {
+        let status = try await exchange(command).status
+        guard status.code == .ok else { throw .commandFailed(opcode: command.opcode, status: status.code) }
+        return status.payload
+    }
+
+    /// Writes a command and returns the status the board answered with, whatever it is, and the write's round trip
+    /// (Write Request sent → Write Response received).
+    public func exchange(
+        _ command: EspPoint.Command
+    ) async throws(SessionError) -> (status: EspPoint.CommandStatus, writeRoundTrip: Duration) {
         let inbox = try session.inbox(EspPoint.commandStatus)
         _ = inbox.drain()
+        let start = session.clock.now
         try await session.write(command.encoded, to: EspPoint.command)
+        let writeRoundTrip = start.duration(to: session.clock.now)
         let what = "Command Status for opcode 0x\(String(command.opcode, radix: 16))"
         while true {
             let event = try await inbox.next(within: responseTimeout, clock: session.clock, waitingFor: what)
@@ -43,9 +55,7 @@ public struct EspPointClient: Sendable {
             do { status = try EspPoint.CommandStatus(decoding: event.value) } catch {
                 throw .protocolViolation("\(error)")
             }
-            guard status.opcode == command.opcode else { continue }
-            guard status.code == .ok else { throw .commandFailed(opcode: command.opcode, status: status.code) }
-            return status.payload
+            if status.opcode == command.opcode { return (status, writeRoundTrip) }
         }
     }
 

@@ -41,8 +41,8 @@ struct CommandsSuite: Suite {
                 }
                 if board.profile == .espPoint {
                     await board.recorder.check(Self.name, "bad argument refused") {
-                        let status = try await commandStatus(
-                            EspPoint.Command.setInterval(seconds: 0).encoded, session: session)
+                        let status = try await EspPointClient(session: session)
+                            .exchange(.setInterval(seconds: 0)).status
                         guard status.code == .badArguments else {
                             throw CheckFailure(
                                 "\(board.place): SET_INTERVAL 0 answered \(status.code), expected bad arguments")
@@ -69,33 +69,11 @@ struct CommandsSuite: Suite {
             try await HeartRateClient(session: session).setAlert(on ? .redAlert : .turnOff)
             return start.duration(to: clock.now)
         case .espPoint:
-            var rtt = Duration.zero
-            let status = try await commandStatus(EspPoint.Command.setLED(on: on).encoded, session: session, rtt: &rtt)
+            let (status, rtt) = try await EspPointClient(session: session).exchange(.setLED(on: on))
             guard status.code == .ok else {
                 throw CheckFailure("\(board.place): SET_LED \(on ? 1 : 0) answered \(status.code)")
             }
             return rtt
-        }
-    }
-
-    private func commandStatus(_ bytes: [UInt8], session: ProfileSession) async throws -> EspPoint.CommandStatus {
-        var rtt = Duration.zero
-        return try await commandStatus(bytes, session: session, rtt: &rtt)
-    }
-
-    /// Writes a command and waits for the Command Status with its opcode; `rtt` is the write's round trip.
-    private func commandStatus(
-        _ bytes: [UInt8], session: ProfileSession, rtt: inout Duration
-    ) async throws -> EspPoint.CommandStatus {
-        let inbox = try session.inbox(EspPoint.commandStatus)
-        _ = inbox.drain()
-        let start = session.clock.now
-        try await session.write(bytes, to: EspPoint.command)
-        rtt = start.duration(to: session.clock.now)
-        while true {
-            let event = try await inbox.next(within: .seconds(5), clock: session.clock, waitingFor: "Command Status")
-            let status = try EspPoint.CommandStatus(decoding: event.value)
-            if status.opcode == bytes.first { return status }
         }
     }
 }
