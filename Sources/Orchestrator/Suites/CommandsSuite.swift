@@ -26,11 +26,11 @@ struct CommandsSuite: Suite {
                     }
                     guard outcome == .passed else {
                         board.recorder.skip(
-                            Self.name, "light on/off ×\(repetitions)", reason: "the board is not authenticated")
+                            Self.name, "light on/off", reason: "the board is not authenticated")
                         return
                     }
                 }
-                await board.recorder.check(Self.name, "light on/off ×\(repetitions)") {
+                await board.recorder.check(Self.name, "light on/off") {
                     var rtt = LatencyHistogram(metric: "gatt.write_rtt_ms", definition: Self.rttDefinition)
                     for _ in 0..<repetitions {
                         for on in [true, false] {

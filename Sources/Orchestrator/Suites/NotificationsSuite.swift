@@ -25,7 +25,7 @@ struct NotificationsSuite: Suite {
             case .nano33BLESense: (Nano33BLESense.temperature, "Temperature")
             case .hrm: (StandardUUID.heartRateMeasurement, "Heart Rate Measurement")
             }
-        let test = "\(characteristic.name) every \(Self.period.seconds) s for \(duration.seconds) s"
+        let test = "\(characteristic.name) rate and gaps"
         do {
             try await board.withSession { session in
                 if board.profile == .espPoint {
@@ -65,6 +65,9 @@ struct NotificationsSuite: Suite {
         let intervals = zip(edges, edges.dropFirst()).map { $0.duration(to: $1) }
         let gaps = intervals.filter { $0 > limit }
         let measurements = [
+            MeasuredValue(
+                metric: "notify.count", statistic: .value, value: Double(arrivals.count), unit: .count,
+                definition: "notifications received in a listening window of \(seconds) s"),
             MeasuredValue(
                 metric: "notify.rate_hz", statistic: .value, value: rate, unit: MetricUnit("Hz"),
                 definition: "notifications received ÷ listening time"),
