@@ -239,4 +239,31 @@ struct CampaignTests {
                     == true
         }
     }
+
+    @Test("a simulation that cannot finish still leaves what it recorded on disk, and says where")
+    func simulationFailureKeepsResults() async throws {
+        let path = try RigTesting.temporaryFile(Array(Self.rig().utf8))
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "blerig-campaign-\(UUID().uuidString)")
+        do {
+            _ = try await Campaign(rigFile: path).run(outputRoot: output.path, horizon: .seconds(8))
+            Issue.record("expected the horizon to stop the run")
+        } catch {
+            guard case let .simulation(message) = error else {
+                Issue.record("expected a simulation error, got \(error)")
+                return
+            }
+            #expect(message.contains("horizon"))
+            let directory = try #require(message.components(separatedBy: "what was recorded until then is in ").last)
+            let log = try RunLog(jsonLines: try Data(contentsOf: URL(fileURLWithPath: "\(directory)/run.jsonl")))
+            let recorded = RunResult(log)
+            #expect(recorded.boards.count == 3)
+            #expect(
+                recorded.boards.allSatisfy { board in
+                    board.tests.contains { $0.suite == "discovery" && $0.outcome == .passed }
+                })
+            #expect(FileManager.default.fileExists(atPath: "\(directory)/junit.xml"))
+            #expect(FileManager.default.fileExists(atPath: "\(directory)/captures/esp-01.btsnoop"))
+        }
+    }
 }

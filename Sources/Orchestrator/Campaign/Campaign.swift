@@ -48,10 +48,11 @@ public struct Campaign: Sendable {
         self.seed = seed ?? rig.virtual?.seed ?? VirtualFarmConfig.defaultSeed
     }
 
-    /// Runs the campaign and writes its reports under `outputRoot/<run-id>/`. `progress` gets one line per event
+    /// Runs the campaign and writes its reports under `outputRoot/<run-id>/`; `horizon` bounds the virtual time. `progress` gets one line per event
     /// worth showing (a board's state, a finished check).
     public func run(
-        outputRoot: String = "reports", progress: @escaping @Sendable (String) -> Void = { _ in }
+        outputRoot: String = "reports", horizon: Duration = Campaign.horizon,
+        progress: @escaping @Sendable (String) -> Void = { _ in }
     ) async throws(CampaignError) -> CampaignResult {
         let wallStart = Date()
         let wallClock = ContinuousClock()
@@ -71,13 +72,17 @@ public struct Campaign: Sendable {
         let captures = CaptureStore(unixTimeAtOrigin: .seconds(Self.virtualEpoch))
         let consoles = ConsoleStore()
         let outcome: (end: RigInstant, work: Int)
+        // A simulation that fails still leaves its checks, captures and console lines: they are written below
+        // before the failure is reported.
+        var simulationFailure: String?
         do {
-            outcome = try await Simulation.run(seed: seed, horizon: .seconds(400 * 24 * 3600)) { [self] sim in
+            outcome = try await Simulation.run(seed: seed, horizon: horizon) { [self] sim in
                 try await runFarm(sim: sim, emit: emit, captures: captures, consoles: consoles)
                 return (sim.now, sim.work.timers)
             }
         } catch {
-            throw .simulation("\(error)")
+            simulationFailure = "\(error)"
+            outcome = (RunResult(log).lastInstant, 0)
         }
 
         let directory = URL(fileURLWithPath: outputRoot).appendingPathComponent(runID)
@@ -100,10 +105,16 @@ public struct Campaign: Sendable {
         }
         files.append(("summary.txt", Array(summary.utf8)))
         try Self.write(files, into: directory)
+        if let simulationFailure {
+            throw .simulation("\(simulationFailure); what was recorded until then is in \(directory.path)")
+        }
         return CampaignResult(
             runID: runID, directory: directory.path, result: result, log: log, summary: summary, wallTime: wallTime,
             virtualTime: outcome.end.sinceOrigin, timersFired: outcome.work)
     }
+
+    /// The most virtual time a campaign may simulate.
+    public static let horizon: Duration = .seconds(400 * 24 * 3600)
 
     /// The numbers the summary table shows per board; the JUnit file has them all.
     static let summaryMetrics = [
@@ -239,5 +250,16 @@ extension Campaign {
         var results: [CampaignResult] = []
         for _ in 0..<max(1, runs) { results.append(try await run(outputRoot: scratch.path)) }
         return results
+    }
+}
+
+extension RunResult {
+    /// The latest rig instant the run recorded: a board finishing, or a check ending.
+    var lastInstant: RigInstant {
+        let ends = boards.flatMap { board in
+            board.tests.map { $0.started.advanced(by: $0.duration) }
+                + [board.finished, board.started].compactMap { $0 }
+        }
+        return ends.max() ?? .origin
     }
 }
