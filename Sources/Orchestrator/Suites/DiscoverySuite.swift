@@ -101,12 +101,17 @@ struct DiscoverySuite: Suite {
 
 extension BoardUnderTest {
     /// The first advertising report from the board within `timeout`, or nil.
-    func firstAdvertisement(within timeout: Duration) async throws -> Advertisement? {
+    func firstAdvertisement(within timeout: Duration) async throws(SessionError) -> Advertisement? {
         let central = central
         let address = address
-        return try await withTimeout(timeout, clock: clock) {
-            for await report in central.scan(ScanFilter()) where report.address == address { return report }
-            return nil
+        do {
+            return try await withTimeout(timeout, clock: clock, waitingFor: "an advertisement from \(address)") {
+                for await report in central.scan(ScanFilter()) where report.address == address { return report }
+                return nil
+            }
+        } catch {
+            if case .timeout = error { return nil }
+            throw error
         }
     }
 }

@@ -76,21 +76,6 @@ enum SuiteCatalog {
     }
 }
 
-/// Races `body` against `timeout` on `clock`; nil when the time ran out first.
-func withTimeout<T: Sendable>(
-    _ timeout: Duration, clock: any RigClock, _ body: @escaping @Sendable () async throws -> T?
-) async throws -> T? {
-    try await withThrowingTaskGroup(of: T?.self) { group in
-        group.addTask { try await body() }
-        group.addTask {
-            try await clock.sleep(until: clock.now.advanced(by: timeout), tolerance: nil)
-            return nil
-        }
-        defer { group.cancelAll() }
-        return try await group.next() ?? nil
-    }
-}
-
 extension Duration {
     /// Milliseconds with three decimals, for messages.
     var msText: String { "\((milliseconds * 1000).rounded() / 1000) ms" }
