@@ -1,7 +1,7 @@
 extension ATT {
     /// ATT_PREPARE_WRITE_REQ: queues part of a value at an offset, to be written by an Execute Write Request
     /// (Vol 3 Part F §3.4.6.1).
-    public struct PrepareWriteRequest: ATTMessage {
+    public struct PrepareWriteRequest: ATTQueuedPartMessage {
         public static var opcode: Opcode { .prepareWriteRequest }
 
         public var handle: UInt16
@@ -14,23 +14,11 @@ extension ATT {
             self.offset = offset
             self.value = value
         }
-
-        public init(decoding reader: inout ByteReader) throws(DecodingError) {
-            handle = try reader.readUInt16("attribute handle")
-            offset = try reader.readUInt16("value offset")
-            value = reader.readRemaining()
-        }
-
-        public func encode(into writer: inout ByteWriter) {
-            writer.write(handle)
-            writer.write(offset)
-            writer.write(contentsOf: value)
-        }
     }
 
     /// ATT_PREPARE_WRITE_RSP: echoes the queued part so the client can check it arrived intact
     /// (Vol 3 Part F §3.4.6.2).
-    public struct PrepareWriteResponse: ATTMessage {
+    public struct PrepareWriteResponse: ATTQueuedPartMessage {
         public static var opcode: Opcode { .prepareWriteResponse }
 
         public var handle: UInt16
@@ -41,18 +29,6 @@ extension ATT {
             self.handle = handle
             self.offset = offset
             self.value = value
-        }
-
-        public init(decoding reader: inout ByteReader) throws(DecodingError) {
-            handle = try reader.readUInt16("attribute handle")
-            offset = try reader.readUInt16("value offset")
-            value = reader.readRemaining()
-        }
-
-        public func encode(into writer: inout ByteWriter) {
-            writer.write(handle)
-            writer.write(offset)
-            writer.write(contentsOf: value)
         }
     }
 

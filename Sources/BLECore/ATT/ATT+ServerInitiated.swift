@@ -1,6 +1,6 @@
 extension ATT {
     /// ATT_HANDLE_VALUE_NTF: an unacknowledged value push, at most ATT_MTU − 3 bytes (Vol 3 Part F §3.4.7.1).
-    public struct HandleValueNotification: ATTMessage {
+    public struct HandleValueNotification: ATTHandleValueMessage {
         public static var opcode: Opcode { .handleValueNotification }
 
         public var handle: UInt16
@@ -10,20 +10,10 @@ extension ATT {
             self.handle = handle
             self.value = value
         }
-
-        public init(decoding reader: inout ByteReader) throws(DecodingError) {
-            handle = try reader.readUInt16("attribute handle")
-            value = reader.readRemaining()
-        }
-
-        public func encode(into writer: inout ByteWriter) {
-            writer.write(handle)
-            writer.write(contentsOf: value)
-        }
     }
 
     /// ATT_HANDLE_VALUE_IND: a value push the client confirms; one at a time (Vol 3 Part F §3.4.7.2).
-    public struct HandleValueIndication: ATTMessage {
+    public struct HandleValueIndication: ATTHandleValueMessage {
         public static var opcode: Opcode { .handleValueIndication }
 
         public var handle: UInt16
@@ -32,16 +22,6 @@ extension ATT {
         public init(handle: UInt16, value: [UInt8]) {
             self.handle = handle
             self.value = value
-        }
-
-        public init(decoding reader: inout ByteReader) throws(DecodingError) {
-            handle = try reader.readUInt16("attribute handle")
-            value = reader.readRemaining()
-        }
-
-        public func encode(into writer: inout ByteWriter) {
-            writer.write(handle)
-            writer.write(contentsOf: value)
         }
     }
 

@@ -1,6 +1,6 @@
 extension ATT {
     /// ATT_WRITE_REQ: writes a value and asks for a response (Vol 3 Part F §3.4.5.1).
-    public struct WriteRequest: ATTMessage {
+    public struct WriteRequest: ATTHandleValueMessage {
         public static var opcode: Opcode { .writeRequest }
 
         public var handle: UInt16
@@ -9,16 +9,6 @@ extension ATT {
         public init(handle: UInt16, value: [UInt8]) {
             self.handle = handle
             self.value = value
-        }
-
-        public init(decoding reader: inout ByteReader) throws(DecodingError) {
-            handle = try reader.readUInt16("attribute handle")
-            value = reader.readRemaining()
-        }
-
-        public func encode(into writer: inout ByteWriter) {
-            writer.write(handle)
-            writer.write(contentsOf: value)
         }
     }
 
@@ -34,7 +24,7 @@ extension ATT {
     }
 
     /// ATT_WRITE_CMD: writes a value with no response, not even an error (Vol 3 Part F §3.4.5.3).
-    public struct WriteCommand: ATTMessage {
+    public struct WriteCommand: ATTHandleValueMessage {
         public static var opcode: Opcode { .writeCommand }
 
         public var handle: UInt16
@@ -43,16 +33,6 @@ extension ATT {
         public init(handle: UInt16, value: [UInt8]) {
             self.handle = handle
             self.value = value
-        }
-
-        public init(decoding reader: inout ByteReader) throws(DecodingError) {
-            handle = try reader.readUInt16("attribute handle")
-            value = reader.readRemaining()
-        }
-
-        public func encode(into writer: inout ByteWriter) {
-            writer.write(handle)
-            writer.write(contentsOf: value)
         }
     }
 

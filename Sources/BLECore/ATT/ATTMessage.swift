@@ -118,3 +118,47 @@ extension ATT {
         return "0x" + String(repeating: "0", count: max(0, T.bitWidth / 4 - digits.count)) + digits
     }
 }
+
+/// The layout the write and push messages share: an attribute handle, then a value that fills the rest of the PDU
+/// (Write Request and Command, Handle Value Notification and Indication). Each message stays its own type; this
+/// gives them one decoder and one encoder.
+public protocol ATTHandleValueMessage: ATTMessage {
+    var handle: UInt16 { get }
+    var value: [UInt8] { get }
+    init(handle: UInt16, value: [UInt8])
+}
+
+extension ATTHandleValueMessage {
+    public init(decoding reader: inout ByteReader) throws(DecodingError) {
+        let handle = try reader.readUInt16("attribute handle")
+        self.init(handle: handle, value: reader.readRemaining())
+    }
+
+    public func encode(into writer: inout ByteWriter) {
+        writer.write(handle)
+        writer.write(contentsOf: value)
+    }
+}
+
+/// The layout of Prepare Write Request and Response: an attribute handle, a value offset, then the part of the
+/// value that fills the rest of the PDU.
+public protocol ATTQueuedPartMessage: ATTMessage {
+    var handle: UInt16 { get }
+    var offset: UInt16 { get }
+    var value: [UInt8] { get }
+    init(handle: UInt16, offset: UInt16, value: [UInt8])
+}
+
+extension ATTQueuedPartMessage {
+    public init(decoding reader: inout ByteReader) throws(DecodingError) {
+        let handle = try reader.readUInt16("attribute handle")
+        let offset = try reader.readUInt16("value offset")
+        self.init(handle: handle, offset: offset, value: reader.readRemaining())
+    }
+
+    public func encode(into writer: inout ByteWriter) {
+        writer.write(handle)
+        writer.write(offset)
+        writer.write(contentsOf: value)
+    }
+}
