@@ -2,19 +2,6 @@ import Testing
 
 @testable import BLECore
 
-/// ATTFuzzRandom: a tiny deterministic generator, so every run feeds the same inputs.
-struct ATTFuzzRandom: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 @Suite("ATT PDU fuzzing")
 struct ATTPDUFuzzTests {
     static let knownOpcodes: [UInt8] = [
@@ -32,7 +19,7 @@ struct ATTPDUFuzzTests {
 
     @Test("random byte strings decode and re-encode exactly, or throw")
     func randomInputsNeverTrap() {
-        var rng = ATTFuzzRandom(seed: 0xA77_F022)
+        var rng = SplitMix64(seed: 0xA77_F022)
         var decoded = 0
         for _ in 0..<20_000 {
             let length = Int.random(in: 0...48, using: &rng)
@@ -48,7 +35,7 @@ struct ATTPDUFuzzTests {
 
     @Test("every prefix and every single-byte mutation of the vectors decodes and re-encodes exactly, or throws")
     func truncatedAndMutatedVectorsNeverTrap() throws {
-        var rng = ATTFuzzRandom(seed: 0x5EED)
+        var rng = SplitMix64(seed: 0x5EED)
         for (hex, _) in attVectors {
             let bytes = try #require([UInt8](hex: hex))
             for count in 0...bytes.count { Self.checkDecodeOrThrow(Array(bytes.prefix(count))) }
@@ -64,7 +51,7 @@ struct ATTPDUFuzzTests {
 
     @Test("list PDUs with random lengths decode and re-encode exactly, or throw")
     func randomListLengthsNeverTrap() {
-        var rng = ATTFuzzRandom(seed: 42)
+        var rng = SplitMix64(seed: 42)
         for _ in 0..<5_000 {
             let opcode: UInt8 = [0x05, 0x07, 0x09, 0x0E, 0x11, 0x20, 0x21, 0x23].randomElement(using: &rng)!
             let lengthByte = UInt8.random(in: 0...8, using: &rng)

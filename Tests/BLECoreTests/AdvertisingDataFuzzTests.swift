@@ -5,24 +5,12 @@ import Testing
 /// Random input never traps the decoder; whatever decodes re-encodes to the same significant bytes.
 @Suite("AdvertisingData fuzz")
 struct AdvertisingDataFuzzTests {
-    /// SplitMix64: a small deterministic generator so that a failure reproduces from its seed.
-    struct SeededRandom: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     static let interestingTypes: [UInt8] = [
         0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0A, 0x16, 0x19, 0x20, 0x21, 0xFF, 0x1A, 0x3D,
     ]
 
     /// Mostly well-framed structures of the typed AD types with random (often wrong) sizes and contents.
-    static func structuredInput(_ random: inout SeededRandom) -> [UInt8] {
+    static func structuredInput(_ random: inout SplitMix64) -> [UInt8] {
         var bytes: [UInt8] = []
         for _ in 0..<Int.random(in: 0...5, using: &random) {
             let dataLength = Int.random(in: 0...18, using: &random)
@@ -43,13 +31,13 @@ struct AdvertisingDataFuzzTests {
         return bytes
     }
 
-    static func randomInput(_ random: inout SeededRandom) -> [UInt8] {
+    static func randomInput(_ random: inout SplitMix64) -> [UInt8] {
         (0..<Int.random(in: 0...40, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }
     }
 
     @Test(arguments: [1, 2, 3, 4] as [UInt64])
     func randomBytesDecodeOrThrowAndDecodedDataReencodesIdentically(seed: UInt64) throws {
-        var random = SeededRandom(state: seed)
+        var random = SplitMix64(seed: seed)
         var decodedCount = 0
         for round in 0..<3_000 {
             let bytes = round.isMultiple(of: 2) ? Self.structuredInput(&random) : Self.randomInput(&random)

@@ -182,7 +182,7 @@ struct GATTClientMisbehavingServerTests {
 
     @Test("Random answers from the server never trap and end every procedure within a bounded exchange")
     func randomAnswers() {
-        var random = GATTClientTesting.SplitMix64(seed: 0x6A77_C0DE)
+        var random = SplitMix64(seed: 0x6A77_C0DE)
         let responses: [ATT.Opcode] = [
             .errorResponse, .exchangeMTUResponse, .findInformationResponse, .findByTypeValueResponse,
             .readByTypeResponse, .readResponse, .readBlobResponse, .readMultipleResponse, .readByGroupTypeResponse,
@@ -205,21 +205,6 @@ struct GATTClientMisbehavingServerTests {
                 completed = h.receive(bytes: pdu).contains { if case .complete(id, _) = $0 { true } else { false } }
             }
             #expect(completed, "round \(round): \(procedures[round % procedures.count].summary) never ended")
-        }
-    }
-}
-
-extension GATTClientTesting {
-    /// A small deterministic generator for the random-answer test: SplitMix64.
-    struct SplitMix64 {
-        var state: UInt64
-        init(seed: UInt64) { state = seed }
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
         }
     }
 }

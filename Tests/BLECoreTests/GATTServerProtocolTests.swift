@@ -85,7 +85,7 @@ struct GATTServerProtocolTests {
 
     @Test("random and truncated PDUs yield nothing or exactly one well-formed response, never a trap")
     func fuzzRequests() throws {
-        var rng = ATTFuzzRandom(seed: 0x6A77_5E4F)
+        var rng = SplitMix64(seed: 0x6A77_5E4F)
         var harness = try GATTServerHarness()
         let opcodes: [UInt8] = [
             0x02, 0x04, 0x06, 0x08, 0x0A, 0x0C, 0x0E, 0x10, 0x12, 0x16, 0x18, 0x1E, 0x20, 0x52, 0xD2,

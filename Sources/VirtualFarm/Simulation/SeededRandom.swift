@@ -1,10 +1,12 @@
+import BLECore
+
 /// A deterministic random number generator (xoshiro256**, seeded through SplitMix64). Each part of a simulation
 /// draws from its own stream, named by a label, so adding a board does not change another board's numbers.
 public struct SeededRandom: RandomNumberGenerator, Sendable {
     private var state: (UInt64, UInt64, UInt64, UInt64)
 
     public init(seed: UInt64) {
-        var mixer = SplitMix64(state: seed)
+        var mixer = SplitMix64(seed: seed)
         state = (mixer.next(), mixer.next(), mixer.next(), mixer.next())
     }
 
@@ -39,20 +41,9 @@ public struct SeededRandom: RandomNumberGenerator, Sendable {
     /// A value in [0, 1) that depends only on (seed, label, index): random access into a stream, for quantities
     /// such as the advertising delay of event n that must not depend on who looked at earlier events.
     public static func unit(seed: UInt64, stream label: String, index: UInt64) -> Double {
-        var mixer = SplitMix64(state: seed ^ hash(label) ^ (index &* 0x9E37_79B9_7F4A_7C15))
+        var mixer = SplitMix64(seed: seed ^ hash(label) ^ (index &* 0x9E37_79B9_7F4A_7C15))
         _ = mixer.next()
         return Double(mixer.next() >> 11) * 0x1.0p-53
-    }
-}
-
-private struct SplitMix64 {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 
