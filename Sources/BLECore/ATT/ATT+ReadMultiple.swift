@@ -1,6 +1,6 @@
 extension ATT {
     /// ATT_READ_MULTIPLE_REQ: the values of two or more attributes of known fixed size (Vol 3 Part F §3.4.4.7).
-    public struct ReadMultipleRequest: ATTMessage {
+    public struct ReadMultipleRequest: ATTHandleSetMessage {
         public static var opcode: Opcode { .readMultipleRequest }
 
         /// At least two handles.
@@ -8,18 +8,9 @@ extension ATT {
 
         /// Precondition: at least two handles.
         public init(handles: [UInt16]) {
-            precondition(handles.count >= 2, "a Read Multiple Request names at least two handles")
+            precondition(handles.count >= 2, "a \(Self.opcode.name) names at least two handles")
             self.handles = handles
         }
-
-        public init(decoding reader: inout ByteReader) throws(DecodingError) {
-            handles = try reader.readATTList("set of handles", entrySize: 2, minimumCount: 2) {
-                r throws(DecodingError) in
-                try r.readUInt16("handle")
-            }
-        }
-
-        public func encode(into writer: inout ByteWriter) { handles.forEach { writer.write($0) } }
     }
 
     /// ATT_READ_MULTIPLE_RSP: the values concatenated, without lengths, truncated to ATT_MTU − 1 bytes
@@ -38,7 +29,7 @@ extension ATT {
 
     /// ATT_READ_MULTIPLE_VARIABLE_REQ: the values of two or more attributes, each returned with its length
     /// (Vol 3 Part F §3.4.4.11).
-    public struct ReadMultipleVariableRequest: ATTMessage {
+    public struct ReadMultipleVariableRequest: ATTHandleSetMessage {
         public static var opcode: Opcode { .readMultipleVariableRequest }
 
         /// At least two handles.
@@ -46,18 +37,9 @@ extension ATT {
 
         /// Precondition: at least two handles.
         public init(handles: [UInt16]) {
-            precondition(handles.count >= 2, "a Read Multiple Variable Request names at least two handles")
+            precondition(handles.count >= 2, "a \(Self.opcode.name) names at least two handles")
             self.handles = handles
         }
-
-        public init(decoding reader: inout ByteReader) throws(DecodingError) {
-            handles = try reader.readATTList("set of handles", entrySize: 2, minimumCount: 2) {
-                r throws(DecodingError) in
-                try r.readUInt16("handle")
-            }
-        }
-
-        public func encode(into writer: inout ByteWriter) { handles.forEach { writer.write($0) } }
     }
 
     /// ATT_READ_MULTIPLE_VARIABLE_RSP: length–value tuples (Vol 3 Part F §3.4.4.12). The list is cut at
@@ -106,4 +88,22 @@ extension ATT {
             }
         }
     }
+}
+
+/// The layout of the Read Multiple requests: a set of two or more attribute handles.
+public protocol ATTHandleSetMessage: ATTMessage {
+    var handles: [UInt16] { get }
+    init(handles: [UInt16])
+}
+
+extension ATTHandleSetMessage {
+    public init(decoding reader: inout ByteReader) throws(DecodingError) {
+        let handles = try reader.readATTList("set of handles", entrySize: 2, minimumCount: 2) {
+            r throws(DecodingError) in
+            try r.readUInt16("handle")
+        }
+        self.init(handles: handles)
+    }
+
+    public func encode(into writer: inout ByteWriter) { handles.forEach { writer.write($0) } }
 }
