@@ -22,9 +22,14 @@ struct JUnitWriterTests {
         try Fixtures.expectGolden(writer.render(RunResult(SampleRuns.nasty)), named: "nasty.junit.xml")
     }
 
+    @Test("an interrupted run with interrupted checks renders as the golden file")
+    func interruptedGolden() throws {
+        try Fixtures.expectGolden(writer.render(RunResult(SampleRuns.interrupted)), named: "interrupted.junit.xml")
+    }
+
     static let logs: [(name: String, events: [RunEvent])] = [
         ("bench", SampleRuns.bench), ("nasty", SampleRuns.nasty), ("headless", SampleRuns.headless), ("empty", []),
-        ("bench, events out of order", SampleRuns.bench.reversed()),
+        ("bench, events out of order", SampleRuns.bench.reversed()), ("interrupted", SampleRuns.interrupted),
     ]
 
     @Test("the output validates against junit-10.xsd", arguments: logs)

@@ -85,6 +85,7 @@ struct ProgressLine {
                 case .passed: "passed"
                 case let .failed(message, _): "FAILED: \(message)"
                 case let .error(message, _): "ERROR: \(message)"
+                case let .interrupted(reason): "INTERRUPTED: \(reason)"
                 case let .skipped(reason): "skipped: \(reason)"
                 }
             let numbers = test.measurements.filter { [.p50, .value].contains($0.statistic) }.prefix(2)

@@ -14,7 +14,9 @@ import Foundation
 ///   `JUnitWriter+Properties.swift` for the names). The schema allows no `<properties>` inside `<testcase>`, so
 ///   a check's numbers are suite properties named `<suite>.<check>.<metric>.<statistic>`.
 /// - one `<testcase classname="<board>.<suite>" name=check time>` per check, with `<failure>`, `<error>` or
-///   `<skipped>`, and a `<system-out>` listing its numbers with their definitions.
+///   `<skipped>`, and a `<system-out>` listing its numbers with their definitions. An interrupted check is an
+///   `<error type="interrupted" message="interrupted: <reason>">` (counted in `errors`), whose text says which
+///   check was in flight and where to look.
 /// - the suite's `<system-out>`: the board's log lines and state transitions on the rig clock, then
 ///   `[[ATTACHMENT|path]]` lines (the Jenkins junit-attachments convention); `<system-err>`: the warnings and
 ///   errors among the log lines.
@@ -95,10 +97,21 @@ public struct JUnitWriter: Sendable {
             xml.element("failure", [("message", test.headline), ("type", "failure")], text: details)
         case .error(_, let details):
             xml.element("error", [("message", test.headline), ("type", "error")], text: details)
+        case .interrupted(let reason):
+            xml.element(
+                "error", [("message", "interrupted: \(reason)"), ("type", "interrupted")],
+                text: Self.interruptedDetails(test))
         case .skipped(let reason):
             xml.empty("skipped", [("message", reason)])
         }
         if !measured.isEmpty { xml.element("system-out", text: measured) }
         xml.end()
+    }
+
+    /// The text of an interrupted check's `<error>`: the message names only the reason, so this says which
+    /// check it was and where to look.
+    static func interruptedDetails(_ test: TestResult) -> String {
+        "\(test.board) \(test.suite).\(test.name) started at \(NumberText.rigTime(test.started)) and was stopped "
+            + "before it reached a verdict. The board's log in the suite's system-out shows how far it got."
     }
 }

@@ -105,17 +105,26 @@ public enum TimelineEntry: Sendable, Hashable {
 }
 
 /// How many checks ended which way.
+///
+/// An interrupted check (``TestOutcome/interrupted(reason:)``) is an error: it is counted in ``errors``, as
+/// JUnit's `errors` attributes need it, and once more in ``interrupted``, which is the part of ``errors`` that
+/// was interrupted (so `interrupted <= errors`). ``tests`` is still `passed + failed + errors + skipped`, and a
+/// consumer that only knows ``errors`` (a gate that fails on any error) treats an interrupted run as not passed.
 public struct TestCounts: Sendable, Hashable {
     public var passed = 0
     public var failed = 0
+    /// Checks that ended in error, interrupted ones included.
     public var errors = 0
     public var skipped = 0
+    /// Of ``errors``, the checks that were interrupted.
+    public var interrupted = 0
 
-    public init(passed: Int = 0, failed: Int = 0, errors: Int = 0, skipped: Int = 0) {
+    public init(passed: Int = 0, failed: Int = 0, errors: Int = 0, skipped: Int = 0, interrupted: Int = 0) {
         self.passed = passed
         self.failed = failed
         self.errors = errors
         self.skipped = skipped
+        self.interrupted = interrupted
     }
 
     init(_ outcome: TestOutcome) {
@@ -123,6 +132,9 @@ public struct TestCounts: Sendable, Hashable {
         case .passed: passed = 1
         case .failed: failed = 1
         case .error: errors = 1
+        case .interrupted:
+            errors = 1
+            interrupted = 1
         case .skipped: skipped = 1
         }
     }
@@ -132,6 +144,6 @@ public struct TestCounts: Sendable, Hashable {
     public static func + (a: Self, b: Self) -> Self {
         Self(
             passed: a.passed + b.passed, failed: a.failed + b.failed, errors: a.errors + b.errors,
-            skipped: a.skipped + b.skipped)
+            skipped: a.skipped + b.skipped, interrupted: a.interrupted + b.interrupted)
     }
 }

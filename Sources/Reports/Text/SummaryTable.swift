@@ -10,28 +10,33 @@ extension RunResult {
     /// total  |           |      9 |      1 |      0 |       1 |
     /// ```
     ///
+    /// When a check was interrupted, an `interrupted` column follows `errors`. It counts the part of `errors`
+    /// that was interrupted (the same split as ``TestCounts``), so `passed + failed + errors + skipped` is still
+    /// every check; a run with no interrupted check keeps the table above unchanged.
+    ///
     /// Key numbers: for each metric the board measured (the first check that measured it wins), the first of
     /// `keyStatistics` that was measured, else the first statistic there is. `metrics` restricts and orders the
     /// metrics shown; nil shows all in the order they were first measured. Columns are aligned by character
     /// count (wide East Asian characters are not accounted for); control characters are made visible.
     public func summaryTable(keyStatistics: [Statistic] = [.p95, .value], metrics: [String]? = nil) -> String {
-        let header = ["board", "profile", "passed", "failed", "errors", "skipped", "key numbers"]
-        let rows = boards.map { board in
-            let counts = board.counts
-            return [
-                board.id, board.profile ?? "-", String(counts.passed), String(counts.failed), String(counts.errors),
-                String(counts.skipped),
-                Self.keyNumbers(board, keyStatistics: keyStatistics, metrics: metrics).joined(separator: ", "),
-            ].map(VisibleText.singleLine)
-        }
         let total = counts
-        let totalRow = [
-            "total", "", String(total.passed), String(total.failed), String(total.errors), String(total.skipped), "",
-        ]
+        let showsInterrupted = total.interrupted > 0
+        func countCells(_ counts: TestCounts) -> [Int] {
+            [counts.passed, counts.failed, counts.errors] + (showsInterrupted ? [counts.interrupted] : [])
+                + [counts.skipped]
+        }
+        let countNames = ["passed", "failed", "errors"] + (showsInterrupted ? ["interrupted"] : []) + ["skipped"]
+        let header = ["board", "profile"] + countNames + ["key numbers"]
+        let rows = boards.map { board in
+            ([board.id, board.profile ?? "-"] + countCells(board.counts).map(String.init)
+                + [Self.keyNumbers(board, keyStatistics: keyStatistics, metrics: metrics).joined(separator: ", ")])
+                .map(VisibleText.singleLine)
+        }
+        let totalRow = ["total", ""] + countCells(total).map(String.init) + [""]
         let widths = (0..<header.count).map { column in
             ([header, totalRow] + rows).map { $0[column].count }.max() ?? 0
         }
-        let numeric: Set<Int> = [2, 3, 4, 5]
+        let numeric = Set(2..<(2 + countNames.count))
         func line(_ cells: [String]) -> String {
             let padded = cells.enumerated().map { column, cell in
                 let fill = String(repeating: " ", count: widths[column] - cell.count)
