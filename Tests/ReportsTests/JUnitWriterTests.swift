@@ -38,6 +38,22 @@ struct JUnitWriterTests {
         #expect(verdict.valid, "\(name): xmllint rejected the document:\n\(verdict.output)")
     }
 
+    static let goldenFiles = ["bench.junit.xml", "nasty.junit.xml", "interrupted.junit.xml"]
+
+    @Test("every golden file is itself valid against junit-10.xsd", arguments: goldenFiles)
+    func goldenFilesValidate(name: String) throws {
+        let url = Fixtures.directory.appendingPathComponent(name)
+        let document = try String(contentsOf: url, encoding: .utf8)
+        let verdict = try XMLLint.validate(document, schema: Fixtures.schema)
+        #expect(verdict.valid, "\(name): xmllint rejected the golden file:\n\(verdict.output)")
+    }
+
+    @Test("the golden list names every golden file in Fixtures")
+    func goldenListIsComplete() throws {
+        let names = try FileManager.default.contentsOfDirectory(atPath: Fixtures.directory.path)
+        #expect(Set(names.filter { $0.hasSuffix(".junit.xml") }) == Set(Self.goldenFiles))
+    }
+
     @Test(
         "the schema check rejects what the schema forbids (so a pass means something)",
         arguments: [

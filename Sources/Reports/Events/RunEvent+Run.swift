@@ -56,30 +56,37 @@ extension RunEvent {
         }
     }
 
-    /// The last event of a run.
+    /// The last event of a run. A run that was stopped early (a signal, the run's timeout, the virtual farm's
+    /// horizon) still ends with one, saying why in ``interruption``.
     public struct RunFinished: Codable, Sendable, Hashable {
         /// The rig clock when the run ended.
         public var at: RigInstant
         /// How long the run took on the wall clock (in the virtual farm, far less than the rig time it covered).
         public var wallDuration: Duration
+        /// Why the run stopped before it was done, e.g. `SIGINT received`, `--timeout 30 s reached`; nil for a run
+        /// that ran to its end. Written only when set, so logs from before the field existed read the same.
+        public var interruption: String?
 
-        public init(at: RigInstant, wallDuration: Duration) {
+        public init(at: RigInstant, wallDuration: Duration, interruption: String? = nil) {
             self.at = at
             self.wallDuration = wallDuration
+            self.interruption = interruption
         }
 
-        private enum CodingKeys: String, CodingKey { case at, wallDuration }
+        private enum CodingKeys: String, CodingKey { case at, wallDuration, interruption }
 
         public init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             at = try container.decodeInstant(forKey: .at)
             wallDuration = try container.decodeDuration(forKey: .wallDuration)
+            interruption = try container.decodeIfPresent(String.self, forKey: .interruption)
         }
 
         public func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(rigTime: at, forKey: .at)
             try container.encode(rigTime: wallDuration, forKey: .wallDuration)
+            try container.encodeIfPresent(interruption, forKey: .interruption)
         }
     }
 }

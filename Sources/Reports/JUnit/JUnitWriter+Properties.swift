@@ -6,6 +6,7 @@
 /// | `run.id`, `rig`, `rig.file`, `radio`   | from ``RunEvent/RunStarted``                         |
 /// | `run.seed`                             | the virtual farm's seed (absent on hardware)         |
 /// | `run.wall_time_s`                      | the run's wall-clock duration, `%.3f` seconds        |
+/// | `run.interrupted`                      | why the run stopped early (absent when it did not)   |
 /// | `board.profile`, `board.<key>`         | the board's profile and ``IdentityField``s           |
 /// | `attachment.<kind>`                    | a file's path relative to the report directory       |
 /// | `<suite>.<check>.<metric>.definition`  | what was timed or counted                            |
@@ -31,6 +32,9 @@ extension JUnitWriter {
         }
         if let finished = result.finished {
             properties.append(Property(name: "run.wall_time_s", value: NumberText.seconds3(finished.wallDuration)))
+        }
+        if let interruption = result.interruption {
+            properties.append(Property(name: "run.interrupted", value: interruption))
         }
         if let profile = board.profile { properties.append(Property(name: "board.profile", value: profile)) }
         for field in board.identity {

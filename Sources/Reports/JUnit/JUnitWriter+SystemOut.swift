@@ -15,9 +15,12 @@ extension JUnitWriter {
         return lines.map { $0 + "\n" }.joined()
     }
 
-    /// The board's log lines at `warning` or above.
-    static func systemErr(_ board: BoardResult) -> String {
-        board.logs.filter { $0.level >= .warning }.map { timelineLine(.log($0)) + "\n" }.joined()
+    /// The board's log lines at `warning` or above, after `run interrupted: <reason>` when the run was stopped
+    /// early (every board's suite carries that line: the schema has no place for it on `<testsuites>`).
+    static func systemErr(_ board: BoardResult, run result: RunResult) -> String {
+        var lines = result.interruption.map { ["run interrupted: \(VisibleText.singleLine($0))"] } ?? []
+        lines += board.logs.filter { $0.level >= .warning }.map { timelineLine(.log($0)) }
+        return lines.map { $0 + "\n" }.joined()
     }
 
     /// A check's numbers, one metric per line with its definition:

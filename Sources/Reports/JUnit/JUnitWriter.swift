@@ -5,7 +5,7 @@ import Foundation
 ///
 /// Layout:
 /// - `<testsuites name=rig tests failures errors time>`: `time` is the rig clock when the run finished (rig
-///   clocks start with the run); left out for an interrupted run.
+///   clocks start with the run); left out when the log has no `runFinished` (the orchestrator died first).
 /// - one `<testsuite>` per board, in the order boards first appear in the log: `name` = board id,
 ///   `tests`/`failures`/`errors`/`skipped`, `time` = the board's rig time (`%.3f` s), `timestamp` = the run's
 ///   wall-clock start (UTC, `yyyy-MM-ddTHH:mm:ss`), `hostname`, `id` = the board's position from 0,
@@ -20,6 +20,9 @@ import Foundation
 /// - the suite's `<system-out>`: the board's log lines and state transitions on the rig clock, then
 ///   `[[ATTACHMENT|path]]` lines (the Jenkins junit-attachments convention); `<system-err>`: the warnings and
 ///   errors among the log lines.
+/// - a run stopped early (``RunResult/interruption``): `<testsuites>` has no attribute for it in the schema, so
+///   every suite says it, as the property `run.interrupted` and as the first line of its `<system-err>`,
+///   `run interrupted: <reason>`. A CI page that shows any one board's suite shows why the run is incomplete.
 public struct JUnitWriter: Sendable {
     public init() {}
 
@@ -74,7 +77,7 @@ public struct JUnitWriter: Sendable {
             testCase(test, into: &xml)
         }
         xml.element("system-out", text: Self.systemOut(board))
-        let warnings = Self.systemErr(board)
+        let warnings = Self.systemErr(board, run: result)
         if !warnings.isEmpty { xml.element("system-err", text: warnings) }
         xml.end()
     }

@@ -8,8 +8,10 @@ extension RunResult {
     /// - A ``RunEvent/testFinished(_:)`` completes the earliest unfinished ``RunEvent/testStarted(_:)`` of the same
     ///   board, suite and check, and takes its place; without one it is added where it appears. A check may run
     ///   more than once; each run is its own ``TestResult``.
-    /// - A check that started and never finished becomes an error that says so; its duration runs to the last
-    ///   rig time seen for that board.
+    /// - A check that started and never finished runs to the last rig time seen for its board. When the run
+    ///   finished with an ``RunEvent/RunFinished/interruption``, the check was in flight when the run was stopped
+    ///   and becomes ``TestOutcome/interrupted(reason:)`` with that reason; otherwise it becomes an error that
+    ///   says it never reported a result.
     /// - Of several ``RunEvent/runStarted(_:)`` the first counts; of several ``RunEvent/runFinished(_:)`` the last.
     public init(_ events: some Sequence<RunEvent>) {
         var fold = Fold()
@@ -109,9 +111,13 @@ private struct Fold {
             let last = lastSeen[board] ?? .origin
             for slot in byKey.values.joined() {
                 let test = boards[index].tests[slot]
+                boards[index].tests[slot].duration = max(.zero, test.started.duration(to: last))
+                if let interruption = finished?.interruption {
+                    boards[index].tests[slot].outcome = .interrupted(reason: interruption)
+                    continue
+                }
                 let ending = boards[index].finished == nil ? "the log ended" : "the board finished"
                 let start = NumberText.rigTime(test.started)
-                boards[index].tests[slot].duration = max(.zero, test.started.duration(to: last))
                 boards[index].tests[slot].outcome = .error(
                     message: "the check started at \(start) and \(ending) before it reported a result",
                     details: "No testFinished event was recorded for this check; the run was interrupted or the "

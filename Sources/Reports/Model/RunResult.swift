@@ -6,7 +6,8 @@ import BLECore
 public struct RunResult: Sendable, Hashable {
     /// The run's first ``RunEvent/runStarted(_:)``; nil when the log has none (a log cut at the front).
     public var run: RunEvent.RunStarted?
-    /// The run's ``RunEvent/runFinished(_:)``; nil for a run that was interrupted.
+    /// The run's ``RunEvent/runFinished(_:)``; nil when the log ended without one (the orchestrator died before it
+    /// could record the end). A run stopped on purpose has one, with ``RunEvent/RunFinished/interruption`` set.
     public var finished: RunEvent.RunFinished?
     public var boards: [BoardResult]
 
@@ -15,6 +16,10 @@ public struct RunResult: Sendable, Hashable {
         self.finished = finished
         self.boards = boards
     }
+
+    /// Why the run stopped early (`SIGINT received`, `--timeout 30 s reached`); nil for a run that ran to its
+    /// end, and for a log without a ``RunEvent/runFinished(_:)``.
+    public var interruption: String? { finished?.interruption }
 
     /// The counts over every board.
     public var counts: TestCounts { boards.reduce(TestCounts()) { $0 + $1.counts } }

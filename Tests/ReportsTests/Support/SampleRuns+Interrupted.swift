@@ -4,7 +4,8 @@ import Reports
 
 extension SampleRuns {
     /// A run stopped by SIGINT: on esp-01 a check passed and the soak check was reported interrupted; on esp-02 a
-    /// check was reported interrupted by its own timeout. Changing it changes `interrupted.junit.xml`.
+    /// check was reported interrupted by its own timeout, and the next one was still running when the run ended
+    /// (no testFinished). Changing it changes `interrupted.junit.xml`.
     static let interrupted: [RunEvent] = [
         .runStarted(runStarted),
         .boardStarted(.init(board: "esp-01", profile: "esp-point", identity: [.firmware("1.4.2")], at: at(0))),
@@ -26,8 +27,9 @@ extension SampleRuns {
             .init(
                 board: "esp-01", suite: "soak", test: "hold", started: at(600), duration: .milliseconds(29_400),
                 outcome: .interrupted(reason: "SIGINT received"))),
+        .testStarted(.init(board: "esp-02", suite: "notifications", test: "stream", at: at(20_600))),
         .boardFinished(.init(board: "esp-01", at: at(30_000))),
         .boardFinished(.init(board: "esp-02", at: at(30_000))),
-        .runFinished(.init(at: at(30_000), wallDuration: .milliseconds(30_050))),
+        .runFinished(.init(at: at(30_000), wallDuration: .milliseconds(30_050), interruption: "SIGINT received")),
     ]
 }
