@@ -30,6 +30,7 @@ struct JUnitWriterTests {
     static let logs: [(name: String, events: [RunEvent])] = [
         ("bench", SampleRuns.bench), ("nasty", SampleRuns.nasty), ("headless", SampleRuns.headless), ("empty", []),
         ("bench, events out of order", SampleRuns.bench.reversed()), ("interrupted", SampleRuns.interrupted),
+        ("board numbers", SampleRuns.boardNumbers),
     ]
 
     @Test("the output validates against junit-10.xsd", arguments: logs)
@@ -38,7 +39,7 @@ struct JUnitWriterTests {
         #expect(verdict.valid, "\(name): xmllint rejected the document:\n\(verdict.output)")
     }
 
-    static let goldenFiles = ["bench.junit.xml", "nasty.junit.xml", "interrupted.junit.xml"]
+    static let goldenFiles = ["bench.junit.xml", "nasty.junit.xml", "interrupted.junit.xml", "board-numbers.junit.xml"]
 
     @Test("every golden file is itself valid against junit-10.xsd", arguments: goldenFiles)
     func goldenFilesValidate(name: String) throws {

@@ -11,6 +11,12 @@ struct RunEventCompatibilityTests {
         .runFinished(.init(at: SampleRuns.at(30_000), wallDuration: .seconds(31), interruption: "SIGINT received")),
         .runFinished(
             .init(at: SampleRuns.at(1), wallDuration: .zero, interruption: "line\nbreak \u{7} and \"quotes\"")),
+        .boardFinished(
+            .init(
+                board: "esp-01", at: SampleRuns.at(1_000), state: "quarantined",
+                measurements: [SampleRuns.linkWait(.max, 310), SampleRuns.linkWait(.count, 4, unit: .count)])),
+        .boardFinished(.init(board: "esp-02", at: SampleRuns.at(1_000), state: "off")),
+        .boardFinished(.init(board: "esp-03", at: SampleRuns.at(1_000), measurements: [SampleRuns.connect])),
     ]
 
     @Test("new event fields survive JSON Lines unchanged", arguments: newEvents)

@@ -37,28 +37,42 @@ extension RunEvent {
         }
     }
 
-    /// The orchestrator released a board.
+    /// The orchestrator released a board: when, in which state, and the numbers about the board's run that are
+    /// not any one check's.
     public struct BoardFinished: Codable, Sendable, Hashable {
         public var board: String
         public var at: RigInstant
+        /// The board's final strategy state, e.g. `off` or `quarantined`; nil when the orchestrator did not say.
+        public var state: String?
+        /// Numbers about the board's run as a whole, each with its definition, e.g. `schedule.link_wait_ms`
+        /// (how long the board waited for a radio link) as `value`, `max` and `count`.
+        public var measurements: [MeasuredValue]
 
-        public init(board: String, at: RigInstant) {
+        public init(board: String, at: RigInstant, state: String? = nil, measurements: [MeasuredValue] = []) {
             self.board = board
             self.at = at
+            self.state = state
+            self.measurements = measurements
         }
 
-        private enum CodingKeys: String, CodingKey { case board, at }
+        private enum CodingKeys: String, CodingKey { case board, at, state, measurements }
 
         public init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             board = try container.decode(String.self, forKey: .board)
             at = try container.decodeInstant(forKey: .at)
+            state = try container.decodeIfPresent(String.self, forKey: .state)
+            measurements = try container.decodeIfPresent([MeasuredValue].self, forKey: .measurements) ?? []
         }
 
+        /// `state` and `measurements` are written only when there are some, so a board without them gives the
+        /// same line as before the fields existed.
         public func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(board, forKey: .board)
             try container.encode(rigTime: at, forKey: .at)
+            try container.encodeIfPresent(state, forKey: .state)
+            if !measurements.isEmpty { try container.encode(measurements, forKey: .measurements) }
         }
     }
 

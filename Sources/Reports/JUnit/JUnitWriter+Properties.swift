@@ -8,13 +8,19 @@
 /// | `run.wall_time_s`                      | the run's wall-clock duration, `%.3f` seconds        |
 /// | `run.interrupted`                      | why the run stopped early (absent when it did not)   |
 /// | `board.profile`, `board.<key>`         | the board's profile and ``IdentityField``s           |
+/// | `board.final_state`                    | the state the board finished in (`quarantined`)      |
 /// | `attachment.<kind>`                    | a file's path relative to the report directory       |
+/// | `board.<metric>.definition`            | a board-level number's definition                    |
+/// | `board.<metric>.unit`                  | its unit (absent for plain counts)                   |
+/// | `board.<metric>.<statistic>`           | the number, bare                                     |
 /// | `<suite>.<check>.<metric>.definition`  | what was timed or counted                            |
 /// | `<suite>.<check>.<metric>.unit`        | the unit (absent for plain counts)                   |
 /// | `<suite>.<check>.<metric>.<statistic>` | the number, bare (`212.4`, `NaN`, `+Inf`)            |
 ///
-/// Metric names already contain dots (`handshake.ready_ms`); read a metric property by its known
-/// `<suite>.<check>.` prefix and `.<statistic>` suffix rather than by splitting on dots.
+/// Board-level numbers (``BoardResult/measurements``, such as `board.schedule.link_wait_ms.max`) describe the
+/// board's run as a whole rather than a check. Metric names already contain dots (`handshake.ready_ms`); read a
+/// metric property by its known `<suite>.<check>.` or `board.` prefix and `.<statistic>` suffix rather than by
+/// splitting on dots.
 extension JUnitWriter {
     struct Property: Hashable {
         var name: String
@@ -40,21 +46,23 @@ extension JUnitWriter {
         for field in board.identity {
             properties.append(Property(name: "board.\(field.key)", value: field.value))
         }
+        if let state = board.finalState { properties.append(Property(name: "board.final_state", value: state)) }
         for attachment in board.attachments {
             properties.append(Property(name: "attachment.\(attachment.kind.rawValue)", value: attachment.path))
         }
+        properties += metricProperties(board.measurements, prefix: "board")
         for test in board.tests {
-            properties += metricProperties(test)
+            properties += metricProperties(test.measurements, prefix: "\(test.suite).\(test.name)")
         }
         return properties
     }
 
-    /// A check's numbers, grouped by metric in the order the metrics first appear; each metric's definition and
-    /// unit come once, before its statistics.
-    static func metricProperties(_ test: TestResult) -> [Property] {
+    /// Numbers named `<prefix>.<metric>.<statistic>`, grouped by metric in the order the metrics first appear;
+    /// each metric's definition and unit come once, before its statistics.
+    static func metricProperties(_ values: [MeasuredValue], prefix: String) -> [Property] {
         var properties: [Property] = []
-        for group in MeasuredValue.groupedByMetric(test.measurements) {
-            let prefix = "\(test.suite).\(test.name).\(group.metric)"
+        for group in MeasuredValue.groupedByMetric(values) {
+            let prefix = "\(prefix).\(group.metric)"
             let first = group.values[0]
             properties.append(Property(name: "\(prefix).definition", value: first.definition))
             if !first.unit.rawValue.isEmpty {

@@ -1,18 +1,27 @@
 /// The text a suite and its test cases carry in `<system-out>` and `<system-err>`: the board's timeline on the
-/// rig clock, its attachments, and each check's numbers with their definitions.
+/// rig clock, the state it finished in, its board-level numbers, its attachments, and each check's numbers with
+/// their definitions.
 ///
 /// ```
 /// [+0.000000s] state    off → booting: power on
 /// [+0.412000s] info     console: ESP-IDF v5.1 boot
 /// [+1.020000s] warning  central: MTU exchange retried
 ///     a continuation line of the same message
+/// [+30.000000s] finished in state quarantined
+/// schedule.link_wait_ms value 120 ms, max 310 ms, count 4 (lease granted → radio link available)
 /// [[ATTACHMENT|captures/esp-01.btsnoop]]
 /// ```
 extension JUnitWriter {
     static func systemOut(_ board: BoardResult) -> String {
         var lines = board.timeline.map(timelineLine)
-        lines += board.attachments.map { "[[ATTACHMENT|\($0.path)]]" }
-        return lines.map { $0 + "\n" }.joined()
+        if let state = board.finalState {
+            let time = board.finished.map { "[\(NumberText.rigTime($0))] " } ?? ""
+            lines.append("\(time)finished in state \(VisibleText.singleLine(state))")
+        }
+        var text = lines.map { $0 + "\n" }.joined()
+        text += measurementListing(board.measurements)
+        text += board.attachments.map { "[[ATTACHMENT|\($0.path)]]\n" }.joined()
+        return text
     }
 
     /// The board's log lines at `warning` or above, after `run interrupted: <reason>` when the run was stopped
@@ -23,10 +32,10 @@ extension JUnitWriter {
         return lines.map { $0 + "\n" }.joined()
     }
 
-    /// A check's numbers, one metric per line with its definition:
+    /// Numbers (a check's, or a board's own), one metric per line with its definition:
     /// `handshake.ready_ms p50 80.25 ms, p95 98.4 ms, count 200 (connect request → ... notifications enabled)`.
-    static func measurementListing(_ test: TestResult) -> String {
-        MeasuredValue.groupedByMetric(test.measurements).map { group in
+    static func measurementListing(_ values: [MeasuredValue]) -> String {
+        MeasuredValue.groupedByMetric(values).map { group in
             let readings = group.values.map { VisibleText.singleLine($0.reading) }.joined(separator: ", ")
             let definition = VisibleText.singleLine(group.values[0].definition)
             return "\(VisibleText.singleLine(group.metric)) \(readings) (\(definition))\n"

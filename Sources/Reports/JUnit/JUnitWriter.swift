@@ -17,7 +17,8 @@ import Foundation
 ///   `<skipped>`, and a `<system-out>` listing its numbers with their definitions. An interrupted check is an
 ///   `<error type="interrupted" message="interrupted: <reason>">` (counted in `errors`), whose text says which
 ///   check was in flight and where to look.
-/// - the suite's `<system-out>`: the board's log lines and state transitions on the rig clock, then
+/// - the suite's `<system-out>`: the board's log lines and state transitions on the rig clock, the state it
+///   finished in, its board-level numbers with their definitions (listed like a check's), then
 ///   `[[ATTACHMENT|path]]` lines (the Jenkins junit-attachments convention); `<system-err>`: the warnings and
 ///   errors among the log lines.
 /// - a run stopped early (``RunResult/interruption``): `<testsuites>` has no attribute for it in the schema, so
@@ -87,7 +88,7 @@ public struct JUnitWriter: Sendable {
             ("name", test.name), ("classname", "\(test.board).\(test.suite)"),
             ("time", NumberText.seconds3(test.duration)),
         ]
-        let measured = Self.measurementListing(test)
+        let measured = Self.measurementListing(test.measurements)
         if case .passed = test.outcome, measured.isEmpty {
             xml.empty("testcase", attributes)
             return

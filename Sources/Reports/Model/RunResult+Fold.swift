@@ -12,7 +12,8 @@ extension RunResult {
     ///   finished with an ``RunEvent/RunFinished/interruption``, the check was in flight when the run was stopped
     ///   and becomes ``TestOutcome/interrupted(reason:)`` with that reason; otherwise it becomes an error that
     ///   says it never reported a result.
-    /// - Of several ``RunEvent/runStarted(_:)`` the first counts; of several ``RunEvent/runFinished(_:)`` the last.
+    /// - Of several ``RunEvent/runStarted(_:)`` the first counts; of several ``RunEvent/runFinished(_:)`` the last,
+    ///   and likewise the last ``RunEvent/boardFinished(_:)`` of a board gives its finish, state and numbers.
     public init(_ events: some Sequence<RunEvent>) {
         var fold = Fold()
         for event in events { fold.take(event) }
@@ -51,7 +52,11 @@ private struct Fold {
                 $0.started = started.at
             }
         case .boardFinished(let end):
-            update(end.board, seen: end.at) { $0.finished = end.at }
+            update(end.board, seen: end.at) {
+                $0.finished = end.at
+                $0.finalState = end.state
+                $0.measurements = end.measurements
+            }
         case .log(let line):
             update(line.board, seen: line.at) { $0.timeline.append(.log(line)) }
         case .transition(let transition):

@@ -34,6 +34,12 @@ public struct BoardResult: Sendable, Hashable {
     public var identity: [IdentityField]
     public var started: RigInstant?
     public var finished: RigInstant?
+    /// The board's final state from its ``RunEvent/boardFinished(_:)`` (`off`, `quarantined`); nil when none
+    /// said.
+    public var finalState: String?
+    /// Numbers about the board's run that are not any check's (`schedule.link_wait_ms`), from its
+    /// ``RunEvent/boardFinished(_:)``.
+    public var measurements: [MeasuredValue]
     /// The board's checks in the order they started.
     public var tests: [TestResult]
     /// Log lines and state transitions, in the order they were emitted.
@@ -42,14 +48,16 @@ public struct BoardResult: Sendable, Hashable {
 
     public init(
         id: String, profile: String? = nil, identity: [IdentityField] = [], started: RigInstant? = nil,
-        finished: RigInstant? = nil, tests: [TestResult] = [], timeline: [TimelineEntry] = [],
-        attachments: [RunEvent.Attachment] = []
+        finished: RigInstant? = nil, finalState: String? = nil, measurements: [MeasuredValue] = [],
+        tests: [TestResult] = [], timeline: [TimelineEntry] = [], attachments: [RunEvent.Attachment] = []
     ) {
         self.id = id
         self.profile = profile
         self.identity = identity
         self.started = started
         self.finished = finished
+        self.finalState = finalState
+        self.measurements = measurements
         self.tests = tests
         self.timeline = timeline
         self.attachments = attachments

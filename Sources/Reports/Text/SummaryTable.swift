@@ -16,8 +16,10 @@ extension RunResult {
     ///
     /// Key numbers: for each metric the board measured (the first check that measured it wins), the first of
     /// `keyStatistics` that was measured, else the first statistic there is. `metrics` restricts and orders the
-    /// metrics shown; nil shows all in the order they were first measured. Columns are aligned by character
-    /// count (wide East Asian characters are not accounted for); control characters are made visible.
+    /// metrics shown; nil shows all its checks' metrics in the order they were first measured. A board-level
+    /// number (``BoardResult/measurements``, such as `schedule.link_wait_ms`) is shown only when `metrics` names
+    /// it and no check of the board measured a metric of that name. Columns are aligned by character count (wide
+    /// East Asian characters are not accounted for); control characters are made visible.
     public func summaryTable(keyStatistics: [Statistic] = [.p95, .value], metrics: [String]? = nil) -> String {
         let total = counts
         let showsInterrupted = total.interrupted > 0
@@ -55,7 +57,10 @@ extension RunResult {
         let groups = MeasuredValue.groupedByMetric(firstMeasurementPerMetric(board))
         let chosen: [(metric: String, values: [MeasuredValue])]
         if let metrics {
-            chosen = metrics.compactMap { metric in groups.first { $0.metric == metric } }
+            let boardGroups = MeasuredValue.groupedByMetric(board.measurements)
+            chosen = metrics.compactMap { metric in
+                groups.first { $0.metric == metric } ?? boardGroups.first { $0.metric == metric }
+            }
         } else {
             chosen = groups
         }

@@ -108,7 +108,7 @@ enum SampleRuns {
                     board: board, suite: s[0], test: s[6], started: at(6), duration: .milliseconds(1),
                     outcome: .skipped(reason: s[3]))),
             .attachment(.init(board: board, kind: .init(s[1]), path: s[2], at: at(7))),
-            .boardFinished(.init(board: board, at: at(8))),
+            .boardFinished(.init(board: board, at: at(8), state: s[6], measurements: [value])),
         ]
     }
 
