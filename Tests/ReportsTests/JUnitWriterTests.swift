@@ -39,7 +39,16 @@ struct JUnitWriterTests {
         #expect(verdict.valid, "\(name): xmllint rejected the document:\n\(verdict.output)")
     }
 
-    static let goldenFiles = ["bench.junit.xml", "nasty.junit.xml", "interrupted.junit.xml", "board-numbers.junit.xml"]
+    @Test("a timeline folded with a limit renders as the golden file")
+    func elidedGolden() throws {
+        var builder = RunResultBuilder(timelineLimit: SampleRuns.elidedLimit)
+        for event in SampleRuns.elided { builder.take(event) }
+        try Fixtures.expectGolden(writer.render(builder.result()), named: "elided.junit.xml")
+    }
+
+    static let goldenFiles = [
+        "bench.junit.xml", "nasty.junit.xml", "interrupted.junit.xml", "board-numbers.junit.xml", "elided.junit.xml",
+    ]
 
     @Test("every golden file is itself valid against junit-10.xsd", arguments: goldenFiles)
     func goldenFilesValidate(name: String) throws {

@@ -7,13 +7,21 @@
 /// [+0.412000s] info     console: ESP-IDF v5.1 boot
 /// [+1.020000s] warning  central: MTU exchange retried
 ///     a continuation line of the same message
+/// … 12345 timeline entries elided; the full log is in run.jsonl
+/// [+29.990000s] state    ready → quarantined: 3 failed connects
 /// [+30.000000s] finished in state quarantined
-/// schedule.link_wait_ms value 120 ms, max 310 ms, count 4 (lease granted → radio link available)
+/// schedule.link_wait_ms value 120 ms, max 310 ms, count 4 (check ready to start → a radio link free for it)
 /// [[ATTACHMENT|captures/esp-01.btsnoop]]
 /// ```
 extension JUnitWriter {
     static func systemOut(_ board: BoardResult) -> String {
         var lines = board.timeline.map(timelineLine)
+        if board.elidedTimelineEntries > 0 {
+            let count = board.elidedTimelineEntries
+            lines.insert(
+                elisionLine(count, count == 1 ? "timeline entry" : "timeline entries"),
+                at: min(board.elisionIndex, lines.count))
+        }
         if let state = board.finalState {
             let time = board.finished.map { "[\(NumberText.rigTime($0))] " } ?? ""
             lines.append("\(time)finished in state \(VisibleText.singleLine(state))")
@@ -24,12 +32,31 @@ extension JUnitWriter {
         return text
     }
 
-    /// The board's log lines at `warning` or above, after `run interrupted: <reason>` when the run was stopped
-    /// early (every board's suite carries that line: the schema has no place for it on `<testsuites>`).
+    /// `run interrupted: <reason>` when the run was stopped early (every board's suite carries that line: the
+    /// schema has no place for it on `<testsuites>`), then the board's kept log lines at `warning` or above. Where
+    /// the fold left some of those out, one line says how many, in the same place as system-out's.
     static func systemErr(_ board: BoardResult, run result: RunResult) -> String {
         var lines = result.interruption.map { ["run interrupted: \(VisibleText.singleLine($0))"] } ?? []
-        lines += board.logs.filter { $0.level >= .warning }.map { timelineLine(.log($0)) }
+        for (index, entry) in board.timeline.enumerated() {
+            if index == board.elisionIndex { lines += warningElision(board) }
+            if case .log(let line) = entry, line.level >= .warning { lines.append(timelineLine(entry)) }
+        }
+        if board.elisionIndex >= board.timeline.count { lines += warningElision(board) }
         return lines.map { $0 + "\n" }.joined()
+    }
+
+    /// Where the run log has the entries a bounded fold left out.
+    static let fullLogName = "run.jsonl"
+
+    /// `… 12345 timeline entries elided; the full log is in run.jsonl`.
+    private static func elisionLine(_ count: Int, _ what: String) -> String {
+        "… \(count) \(what) elided; the full log is in \(fullLogName)"
+    }
+
+    private static func warningElision(_ board: BoardResult) -> [String] {
+        let count = board.elidedWarnings
+        guard count > 0 else { return [] }
+        return [elisionLine(count, count == 1 ? "warning or error line" : "warning or error lines")]
     }
 
     /// Numbers (a check's, or a board's own), one metric per line with its definition:

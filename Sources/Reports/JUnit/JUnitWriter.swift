@@ -21,6 +21,10 @@ import Foundation
 ///   finished in, its board-level numbers with their definitions (listed like a check's), then
 ///   `[[ATTACHMENT|path]]` lines (the Jenkins junit-attachments convention); `<system-err>`: the warnings and
 ///   errors among the log lines.
+/// - a timeline folded with a limit (``RunResultBuilder/init(timelineLimit:)``): system-out has one line
+///   `… 12345 timeline entries elided; the full log is in run.jsonl` where entries were left out, and
+///   system-err, which lists only the kept warnings, one line `… 37 warning or error lines elided; ...` in the
+///   same place when some of the left-out entries were warnings or errors.
 /// - a run stopped early (``RunResult/interruption``): `<testsuites>` has no attribute for it in the schema, so
 ///   every suite says it, as the property `run.interrupted` and as the first line of its `<system-err>`,
 ///   `run interrupted: <reason>`. A CI page that shows any one board's suite shows why the run is incomplete.

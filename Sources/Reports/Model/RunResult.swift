@@ -1,8 +1,8 @@
 import BLECore
 
 /// A run folded from its event log: the run's identity and one ``BoardResult`` per board, in the order boards
-/// first appear in the log. Every report (JUnit, text summary, HTML) renders this model. The fold
-/// initializer, `RunResult(_ events:)`, documents how events map onto it.
+/// first appear in the log. Every report (JUnit, text summary, HTML) renders this model. ``RunResultBuilder``
+/// documents how events map onto it; `RunResult(_ events:)` folds a whole log at once.
 public struct RunResult: Sendable, Hashable {
     /// The run's first ``RunEvent/runStarted(_:)``; nil when the log has none (a log cut at the front).
     public var run: RunEvent.RunStarted?
@@ -42,14 +42,25 @@ public struct BoardResult: Sendable, Hashable {
     public var measurements: [MeasuredValue]
     /// The board's checks in the order they started.
     public var tests: [TestResult]
-    /// Log lines and state transitions, in the order they were emitted.
+    /// Log lines and state transitions, in the order they were emitted. Folded with a timeline limit
+    /// (``RunResultBuilder/init(timelineLimit:)``), only the kept ones: the first entries up to ``elisionIndex``,
+    /// then, after ``elidedTimelineEntries`` left out, the last ones.
     public var timeline: [TimelineEntry]
+    /// How many timeline entries the fold left out between the first and the last ones it kept; 0 when it kept
+    /// them all. The run log still has them.
+    public var elidedTimelineEntries: Int
+    /// Of ``elidedTimelineEntries``, the log lines at `warning` or above.
+    public var elidedWarnings: Int
+    /// Where in ``timeline`` the left-out entries were: `timeline[..<elisionIndex]` came before them, the rest
+    /// after. 0 when nothing was left out.
+    public var elisionIndex: Int
     public var attachments: [RunEvent.Attachment]
 
     public init(
         id: String, profile: String? = nil, identity: [IdentityField] = [], started: RigInstant? = nil,
         finished: RigInstant? = nil, finalState: String? = nil, measurements: [MeasuredValue] = [],
-        tests: [TestResult] = [], timeline: [TimelineEntry] = [], attachments: [RunEvent.Attachment] = []
+        tests: [TestResult] = [], timeline: [TimelineEntry] = [], elidedTimelineEntries: Int = 0,
+        elidedWarnings: Int = 0, elisionIndex: Int = 0, attachments: [RunEvent.Attachment] = []
     ) {
         self.id = id
         self.profile = profile
@@ -60,15 +71,20 @@ public struct BoardResult: Sendable, Hashable {
         self.measurements = measurements
         self.tests = tests
         self.timeline = timeline
+        self.elidedTimelineEntries = elidedTimelineEntries
+        self.elidedWarnings = elidedWarnings
+        self.elisionIndex = elisionIndex
         self.attachments = attachments
     }
 
     public var counts: TestCounts { tests.reduce(TestCounts()) { $0 + TestCounts($1.outcome) } }
 
+    /// The kept log lines of ``timeline``.
     public var logs: [RunEvent.LogLine] {
         timeline.compactMap { if case .log(let line) = $0 { line } else { nil } }
     }
 
+    /// The kept state transitions of ``timeline``.
     public var transitions: [RunEvent.StateTransition] {
         timeline.compactMap { if case .transition(let transition) = $0 { transition } else { nil } }
     }
