@@ -1,8 +1,6 @@
 import Foundation
 import Testing
 
-@testable import Reports
-
 /// Runs ``FoldBenchmark`` when `BLERIG_BENCH=1`; it prints times but asserts only what the fold kept, so a slow
 /// machine cannot fail it.
 @Suite(

@@ -26,6 +26,13 @@ struct RunEventCompatibilityTests {
         #expect(text.utf8.count(where: { $0 == UInt8(ascii: "\n") }) == 1)
     }
 
+    @Test(
+        "the interrupted, board-number and elided sample runs survive JSON Lines unchanged",
+        arguments: [SampleRuns.interrupted, SampleRuns.boardNumbers, SampleRuns.elided])
+    func sampleRunsRoundTrip(events: [RunEvent]) throws {
+        #expect(try RunLog(jsonLines: RunLog(events).jsonLines()).events == events)
+    }
+
     /// Lines as blerig wrote them before the new fields, with what they decode to.
     static let oldLines: [(line: String, event: RunEvent)] = [
         (
