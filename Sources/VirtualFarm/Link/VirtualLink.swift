@@ -48,6 +48,8 @@ final class VirtualLink: @unchecked Sendable {
     private var endpoints: [Endpoint?] = [nil, nil]
     private var queues: [[Packet]] = [[], []]
     private var nextEvent: (id: TimerQueue.ID, anchor: RigInstant)?
+    /// The anchor of the last connection event that fell due, whether it ran or not.
+    private var lastAnchor: RigInstant?
     private var deliveries: [Int: (timer: TimerQueue.ID, at: RigInstant)] = [:]
     private var deliveryCount = 0
     private var spaceWaiters: [CheckedContinuation<Void, Never>] = []
@@ -146,7 +148,10 @@ final class VirtualLink: @unchecked Sendable {
     // MARK: Connection events
 
     private func scheduleEvent(atOrAfter instant: RigInstant) {
-        let anchor = model.anchor(atOrAfter: instant, anchor0: anchor0)
+        var anchor = model.anchor(atOrAfter: instant, anchor0: anchor0)
+        // An event that has started takes nothing more: what is queued at its very instant afterwards (a writer woken
+        // by the buffer space the event freed) waits for the next one.
+        if anchor == lastAnchor { anchor = anchor.advanced(by: parameters.connectionInterval) }
         if let next = nextEvent, next.anchor <= anchor { return }
         if let next = nextEvent { sim.cancel(next.id) }
         let id = sim.schedule(at: anchor) { [self] in runEvent(at: anchor) }
@@ -159,6 +164,7 @@ final class VirtualLink: @unchecked Sendable {
 
     private func runEvent(at anchor: RigInstant) {
         nextEvent = nil
+        lastAnchor = anchor
         guard state == .up else { return }
         let p = parameters
         let interval = p.connectionInterval
