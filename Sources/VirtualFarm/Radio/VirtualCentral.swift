@@ -8,7 +8,7 @@ import BLECore
 /// slot, and one more ``connect(to:timeout:)`` throws ``CentralError/connectionLimit(_:)`` at once (a controller
 /// answers LE Create Connection with 0x09 Connection Limit Exceeded). A link frees its slot when this central's host
 /// is told it is down: after a disconnect from either side, or after the supervision timeout when the board lost
-/// power or the signal was lost.
+/// power or the signal was lost. Its links share one ``RadioSchedule``: the radio does one thing at a time.
 ///
 /// Like everything in a simulation, a virtual central is used from tasks of that simulation.
 public final class VirtualCentral: Central, @unchecked Sendable {
@@ -16,6 +16,8 @@ public final class VirtualCentral: Central, @unchecked Sendable {
 
     let air: VirtualAir
     private let traffic: (@Sendable (CentralTraffic) -> Void)?
+    /// The airtime this central's links share.
+    let radio = RadioSchedule()
 
     /// The most links this central holds at once, counting attempts in progress (2–5 for cheap USB dongles, up to 20
     /// for some Nordic stacks).
@@ -36,6 +38,9 @@ public final class VirtualCentral: Central, @unchecked Sendable {
         self.traffic = traffic
     }
 
+    /// How this central's links shared its radio's airtime so far.
+    public var statistics: RadioSchedule.Statistics { radio.statistics }
+
     public var clock: any RigClock { air.sim.clock }
 
     public func scan(_ filter: ScanFilter) -> AsyncStream<Advertisement> {
@@ -54,7 +59,7 @@ public final class VirtualCentral: Central, @unchecked Sendable {
                     pendingConnections -= 1
                     return continuation.resume(returning: .failure(.cancelled))
                 }
-                attempt.id = air.beginConnect(to: address, timeout: timeout) { [self] outcome in
+                attempt.id = air.beginConnect(to: address, timeout: timeout, radio: radio) { [self] outcome in
                     pendingConnections -= 1
                     continuation.resume(returning: outcome.map { link in open(link, to: address) })
                 }
