@@ -34,8 +34,9 @@ public final class Farm: @unchecked Sendable {
         return board
     }
 
-    /// A central on this farm's air.
-    public func central(traffic: (@Sendable (CentralTraffic) -> Void)? = nil) -> VirtualCentral {
-        VirtualCentral(air: air, traffic: traffic)
+    /// A central on this farm's air: a controller of its own that holds up to `maxLinks` links and shares its
+    /// radio's airtime between them (see ``VirtualCentral`` and ``RadioSchedule``).
+    public func central(maxLinks: Int = 8, traffic: (@Sendable (CentralTraffic) -> Void)? = nil) -> VirtualCentral {
+        VirtualCentral(air: air, maxLinks: maxLinks, traffic: traffic)
     }
 }

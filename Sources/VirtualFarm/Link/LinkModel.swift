@@ -8,6 +8,12 @@ import BLECore
 /// queued when the event started (a response therefore goes out one event after its request at the earliest);
 /// an event holds at most `packetsPerEvent` exchanges and ends when neither side has more to send; an ATT PDU
 /// travels in an L2CAP frame (4-byte header) split into LL packets of at most `dataLength` octets.
+///
+/// The closed form holds for a link alone on its central. Links of one central share its radio (``RadioSchedule``):
+/// an event may be skipped while the radio serves another link, or stop early for another link's anchor, so a shared
+/// link's responses arrive at these predictions or later, never earlier, and its throughput stays at or below
+/// ``unacknowledgedThroughput``. Together a central's links send at most as many full packets per interval as fit in
+/// it; that is ``unacknowledgedThroughput`` itself when airtime, not `packetsPerEvent`, is what limits one link.
 public struct LinkModel: Sendable {
     public var parameters: LinkParameters
 

@@ -5,7 +5,10 @@ import BLECore
 /// packets, delivers each PDU when its last packet lands, and reports the end of the link with the HCI reason
 /// each side would see.
 ///
-/// Idle links cost nothing: an event is simulated only when a side has something queued.
+/// Idle links cost nothing: an event is simulated only when a side has something queued. The link's events run on a
+/// ``RadioSchedule``, the airtime of its central's radio, shared with the central's other links: an event may be
+/// skipped or cut short for another link's (see the schedule's rules). The empty events of idle links take no
+/// airtime there. A link made without a radio gets one of its own and behaves exactly as ``LinkModel`` says.
 final class VirtualLink: @unchecked Sendable {
     // @unchecked Sendable: confined to the simulation thread; every entry point is a simulation timer or a task
     // running on the simulation executor (checked by `sim.assertIsolated()` on entry).
@@ -43,14 +46,21 @@ final class VirtualLink: @unchecked Sendable {
     let handle: UInt16
     /// The first anchor point.
     let anchor0: RigInstant
+    /// The radio whose airtime this link's events use.
+    let radio: RadioSchedule
+    private let member: RadioSchedule.Member
     private(set) var state = State.up
 
     private var endpoints: [Endpoint?] = [nil, nil]
     private var queues: [[Packet]] = [[], []]
     private var nextEvent: (id: TimerQueue.ID, anchor: RigInstant)?
+    /// The anchor of the last connection event that fell due, whether it ran or not.
+    private var lastAnchor: RigInstant?
     private var deliveries: [Int: (timer: TimerQueue.ID, at: RigInstant)] = [:]
     private var deliveryCount = 0
     private var spaceWaiters: [CheckedContinuation<Void, Never>] = []
+    /// Events skipped in a row since the last one that ran (the radio's fairness rule reads it).
+    private var consecutiveSkips = 0
 
     /// LL packets a side may have queued before `waitForSpace` suspends (the controller's buffers).
     let transmitBuffers: Int
@@ -64,16 +74,25 @@ final class VirtualLink: @unchecked Sendable {
 
     struct Statistics: Equatable {
         var events = 0
+        /// Events with data queued that did not run: the radio was busy with another link, or another link won the
+        /// collision.
+        var skipped = 0
         var packets = [0, 0]
         var payloadOctets = [0, 0]
     }
 
-    init(sim: Simulation, parameters: LinkParameters, handle: UInt16, anchor0: RigInstant, transmitBuffers: Int = 16) {
+    /// - Parameter radio: the radio of the link's central; a radio of its own when nil.
+    init(
+        sim: Simulation, parameters: LinkParameters, handle: UInt16, anchor0: RigInstant, transmitBuffers: Int = 16,
+        radio: RadioSchedule? = nil
+    ) {
         self.sim = sim
         self.model = LinkModel(parameters)
         self.handle = handle
         self.anchor0 = anchor0
         self.transmitBuffers = transmitBuffers
+        self.radio = radio ?? RadioSchedule()
+        member = self.radio.join()
     }
 
     var parameters: LinkParameters { model.parameters }
@@ -146,11 +165,15 @@ final class VirtualLink: @unchecked Sendable {
     // MARK: Connection events
 
     private func scheduleEvent(atOrAfter instant: RigInstant) {
-        let anchor = model.anchor(atOrAfter: instant, anchor0: anchor0)
+        var anchor = model.anchor(atOrAfter: instant, anchor0: anchor0)
+        // An event that has started takes nothing more: what is queued at its very instant afterwards (a writer woken
+        // by the buffer space the event freed) waits for the next one.
+        if anchor == lastAnchor { anchor = anchor.advanced(by: parameters.connectionInterval) }
         if let next = nextEvent, next.anchor <= anchor { return }
         if let next = nextEvent { sim.cancel(next.id) }
         let id = sim.schedule(at: anchor) { [self] in runEvent(at: anchor) }
         nextEvent = (id, anchor)
+        radio.claim(member, anchor: anchor, interval: parameters.connectionInterval, skips: consecutiveSkips)
     }
 
     private func eligibleCount(_ side: Side, at anchor: RigInstant) -> Int {
@@ -159,6 +182,8 @@ final class VirtualLink: @unchecked Sendable {
 
     private func runEvent(at anchor: RigInstant) {
         nextEvent = nil
+        lastAnchor = anchor
+        radio.withdraw(member)
         guard state == .up else { return }
         let p = parameters
         let interval = p.connectionInterval
@@ -170,18 +195,35 @@ final class VirtualLink: @unchecked Sendable {
             scheduleEvent(atOrAfter: anchor.advanced(by: interval))
             return
         }
+        let firstExchange = p.phy.exchangeDuration(
+            centralPayload: eligible[0] > 0 ? queues[0][0].size : 0,
+            peripheralPayload: eligible[1] > 0 ? queues[1][0].size : 0)
+        let admission = radio.admit(
+            member, at: anchor, skips: consecutiveSkips, firstExchangeEnd: anchor.advanced(by: firstExchange))
+        guard case let .run(yieldAt) = admission else {
+            consecutiveSkips += 1
+            statistics.skipped += 1
+            scheduleEvent(atOrAfter: anchor.advanced(by: interval))
+            return
+        }
+        consecutiveSkips = 0
         statistics.events += 1
-        let eventEnd = anchor.advanced(by: interval - PHY.interFrameSpace)
+        let ownEnd = anchor.advanced(by: interval - PHY.interFrameSpace)
+        let eventEnd = yieldAt.map { min(ownEnd, $0.advanced(by: .zero - PHY.interFrameSpace)) } ?? ownEnd
         var t = anchor
         var exchanges = 0
         var ended = false
+        var cutShort = false
         while exchanges < p.packetsPerEvent, !ended {
             if exchanges > 0, eligible[0] == 0, eligible[1] == 0 { break }
             let c = eligible[0] > 0 ? queues[0][0] : nil
             let q = eligible[1] > 0 ? queues[1][0] : nil
             let cAir = p.phy.packetAirtime(payload: c?.size ?? 0)
             let qAir = p.phy.packetAirtime(payload: q?.size ?? 0)
-            if exchanges > 0, t + cAir + PHY.interFrameSpace + qAir > eventEnd { break }
+            if exchanges > 0, t + cAir + PHY.interFrameSpace + qAir > eventEnd {
+                cutShort = t + cAir + PHY.interFrameSpace + qAir <= ownEnd
+                break
+            }
             let centralPacketLands = t + cAir
             let peripheralPacketLands = centralPacketLands + PHY.interFrameSpace + qAir
             if let c {
@@ -197,6 +239,7 @@ final class VirtualLink: @unchecked Sendable {
             t = peripheralPacketLands + PHY.interFrameSpace
             exchanges += 1
         }
+        radio.finish(member, at: t, cutShort: cutShort)
         resumeSpaceWaiters()
         if !ended, !queues[0].isEmpty || !queues[1].isEmpty {
             scheduleEvent(atOrAfter: anchor.advanced(by: interval))
@@ -233,6 +276,7 @@ final class VirtualLink: @unchecked Sendable {
     private func cancelPendingWork(after instant: RigInstant) {
         if let next = nextEvent { sim.cancel(next.id) }
         nextEvent = nil
+        radio.withdraw(member)
         for (timer, at) in deliveries.values where at > instant { sim.cancel(timer) }
         deliveries.removeAll()
     }

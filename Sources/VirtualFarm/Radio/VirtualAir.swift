@@ -42,6 +42,8 @@ public final class VirtualAir: @unchecked Sendable {
         let address: DeviceAddress
         let requested: RigInstant
         let timeout: Duration
+        /// The radio of the central that asked: the link's events will run on it.
+        let radio: RadioSchedule
         var timer: TimerQueue.ID?
         let complete: (Result<VirtualLink, CentralError>) -> Void
     }
@@ -171,15 +173,18 @@ public final class VirtualAir: @unchecked Sendable {
 
     // MARK: Connecting
 
-    /// Starts connecting to `address`; `complete` runs on the simulation thread with the link once it is up, or
-    /// with the reason it could not be made. Returns an identifier for `cancelConnect`.
+    /// Starts connecting to `address` for a central whose radio is `radio`; `complete` runs on the simulation thread
+    /// with the link once it is up, or with the reason it could not be made. Returns an identifier for
+    /// `cancelConnect`. Connection setup does not consult `radio` (see ``RadioSchedule``).
     func beginConnect(
-        to address: DeviceAddress, timeout: Duration, complete: @escaping (Result<VirtualLink, CentralError>) -> Void
+        to address: DeviceAddress, timeout: Duration, radio: RadioSchedule,
+        complete: @escaping (Result<VirtualLink, CentralError>) -> Void
     ) -> Int {
         sim.assertIsolated()
         nextIdentifier += 1
         var pending = PendingConnect(
-            id: nextIdentifier, address: address, requested: sim.now, timeout: timeout, complete: complete)
+            id: nextIdentifier, address: address, requested: sim.now, timeout: timeout, radio: radio,
+            complete: complete)
         let id = pending.id
         pending.timer = sim.schedule(after: timeout) { [self] in
             guard let index = pendingConnects.firstIndex(where: { $0.id == id }) else { return }
@@ -205,7 +210,8 @@ public final class VirtualAir: @unchecked Sendable {
     ) {
         let anchor0 = connectIndicationEnd + LinkModel.transmitWindowDelay
         nextHandle = nextHandle == 0x0EFF ? 0x0040 : nextHandle + 1
-        let link = VirtualLink(sim: sim, parameters: parameters, handle: nextHandle, anchor0: anchor0)
+        let link = VirtualLink(
+            sim: sim, parameters: parameters, handle: nextHandle, anchor0: anchor0, radio: pending.radio)
         let peripheralLink = PeripheralLink(link: link)
         peripheral.accept(peripheralLink)
         let linkUp = anchor0 + model.firstAnchorToLinkUp

@@ -4,19 +4,42 @@ import BLECore
 /// ``GATTClientConnection`` over a ``VirtualLink``, so the central stack runs the same GATT client code here as it
 /// does over BlueZ.
 ///
+/// Like a controller, it holds at most ``maxLinks`` links: links up and connection attempts in progress both take a
+/// slot, and one more ``connect(to:timeout:)`` throws ``CentralError/connectionLimit(_:)`` at once (a controller
+/// answers LE Create Connection with 0x09 Connection Limit Exceeded). A link frees its slot when this central's host
+/// is told it is down: after a disconnect from either side, or after the supervision timeout when the board lost
+/// power or the signal was lost. Its links share one ``RadioSchedule``: the radio does one thing at a time.
+///
 /// Like everything in a simulation, a virtual central is used from tasks of that simulation.
 public final class VirtualCentral: Central, @unchecked Sendable {
     // @unchecked Sendable: confined to the simulation thread; entry points assert it.
 
     let air: VirtualAir
     private let traffic: (@Sendable (CentralTraffic) -> Void)?
+    /// The airtime this central's links share.
+    let radio = RadioSchedule()
 
-    /// - Parameter traffic: told of every link this central opens and closes and of every ATT PDU on it, for
-    ///   captures; called on the simulation thread.
-    public init(air: VirtualAir, traffic: (@Sendable (CentralTraffic) -> Void)? = nil) {
+    /// The most links this central holds at once, counting attempts in progress (2–5 for cheap USB dongles, up to 20
+    /// for some Nordic stacks).
+    public let maxLinks: Int
+    /// Links up now. With ``pendingConnections`` it never exceeds ``maxLinks``.
+    public private(set) var linkCount = 0
+    /// Connection attempts in progress: asked for, neither up nor failed yet.
+    public private(set) var pendingConnections = 0
+
+    /// - Parameters:
+    ///   - maxLinks: the most links the controller holds at once, at least 1; 8 is a realistic controller.
+    ///   - traffic: told of every link this central opens and closes and of every ATT PDU on it, for captures;
+    ///     called on the simulation thread.
+    public init(air: VirtualAir, maxLinks: Int = 8, traffic: (@Sendable (CentralTraffic) -> Void)? = nil) {
+        precondition(maxLinks >= 1, "a central holds at least one link, not \(maxLinks)")
         self.air = air
+        self.maxLinks = maxLinks
         self.traffic = traffic
     }
+
+    /// How this central's links shared its radio's airtime so far.
+    public var statistics: RadioSchedule.Statistics { radio.statistics }
 
     public var clock: any RigClock { air.sim.clock }
 
@@ -26,12 +49,18 @@ public final class VirtualCentral: Central, @unchecked Sendable {
 
     public func connect(to address: DeviceAddress, timeout: Duration) async throws(CentralError) -> any GATTConnection {
         air.sim.assertIsolated()
+        guard linkCount + pendingConnections < maxLinks else { throw .connectionLimit(maxLinks) }
+        pendingConnections += 1
         let attempt = ConnectAttempt()
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation {
                 (continuation: CheckedContinuation<Result<any GATTConnection, CentralError>, Never>) in
-                guard !Task.isCancelled else { return continuation.resume(returning: .failure(.cancelled)) }
-                attempt.id = air.beginConnect(to: address, timeout: timeout) { [self] outcome in
+                guard !Task.isCancelled else {
+                    pendingConnections -= 1
+                    return continuation.resume(returning: .failure(.cancelled))
+                }
+                attempt.id = air.beginConnect(to: address, timeout: timeout, radio: radio) { [self] outcome in
+                    pendingConnections -= 1
                     continuation.resume(returning: outcome.map { link in open(link, to: address) })
                 }
             }
@@ -49,6 +78,7 @@ public final class VirtualCentral: Central, @unchecked Sendable {
         let connection = GATTClientConnection(peer: peer, bearer: transport, link: transport, clock: air.sim.clock)
         let sim = air.sim
         let handle = link.handle
+        linkCount += 1
         if let traffic {
             traffic(.linkUp(peer: peer, handle: handle, parameters: link.parameters, at: sim.now))
             link.observer = { side, direction, pdu, at in
@@ -63,7 +93,8 @@ public final class VirtualCentral: Central, @unchecked Sendable {
             .central,
             .init(
                 receive: { pdu in connection.receive(pdu) },
-                down: { [traffic] reason in
+                down: { [self, traffic] reason in
+                    linkCount -= 1
                     transport.downReason = reason
                     traffic?(.linkDown(peer: peer, handle: handle, reason: reason, at: sim.now))
                     connection.linkDown(reason)
