@@ -41,7 +41,7 @@ extension RadioConfig {
             guard isAdapterName(adapter) else {
                 throw node.issue(
                     .invalidValue,
-                    "'adapter' must be a BlueZ adapter name such as hci0, found '\(adapter)'")
+                    "'adapter' must be a BlueZ adapter name such as hci0, found \(RigWording.quoted(adapter))")
             }
             return adapter
         }

@@ -38,19 +38,20 @@ public struct RadioConfig: Hashable, Sendable {
         public static func parse(_ text: String) -> Result<Transport, TransportSyntaxError> {
             let form = "expected tcp:HOST:PORT, uart:/dev/PATH@BAUD or user:hciN"
             guard let colon = text.firstIndex(of: ":") else {
-                return .failure(.init("transport '\(text)' has no scheme (\(form))"))
+                return .failure(.init("transport \(RigWording.quoted(text)) has no scheme (\(form))"))
             }
             let scheme = text[..<colon]
             let rest = String(text[text.index(after: colon)...])
             switch scheme {
             case "tcp":
                 guard let portColon = rest.lastIndex(of: ":"), !rest[..<portColon].isEmpty else {
-                    return .failure(.init("transport '\(text)' needs a host and a port (tcp:HOST:PORT)"))
+                    return .failure(
+                        .init("transport \(RigWording.quoted(text)) needs a host and a port (tcp:HOST:PORT)"))
                 }
                 var host = String(rest[..<portColon])
                 if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
                 guard let port = UInt16(rest[rest.index(after: portColon)...]), port > 0 else {
-                    return .failure(.init("transport '\(text)' has no valid port (1…65535)"))
+                    return .failure(.init("transport \(RigWording.quoted(text)) has no valid port (1…65535)"))
                 }
                 return .success(.tcp(host: host, port: port))
             case "uart":
@@ -59,21 +60,26 @@ public struct RadioConfig: Hashable, Sendable {
                 if let at = rest.lastIndex(of: "@") {
                     path = String(rest[..<at])
                     guard let rate = Int(rest[rest.index(after: at)...]), (1_200...12_000_000).contains(rate) else {
-                        return .failure(.init("transport '\(text)' has no valid baud rate (1200…12000000)"))
+                        return .failure(
+                            .init("transport \(RigWording.quoted(text)) has no valid baud rate (1200…12000000)"))
                     }
                     baud = rate
                 }
                 guard path.hasPrefix("/"), path.count > 1 else {
-                    return .failure(.init("transport '\(text)' needs an absolute device path (uart:/dev/ttyUSB0@BAUD)"))
+                    return .failure(
+                        .init(
+                            "transport \(RigWording.quoted(text)) needs an absolute device path "
+                                + "(uart:/dev/ttyUSB0@BAUD)"))
                 }
                 return .success(.uart(path: path, baud: baud))
             case "user":
                 guard RadioConfig.isAdapterName(rest) else {
-                    return .failure(.init("transport '\(text)' needs an adapter name such as user:hci0"))
+                    return .failure(
+                        .init("transport \(RigWording.quoted(text)) needs an adapter name such as user:hci0"))
                 }
                 return .success(.userChannel(adapter: rest))
             default:
-                return .failure(.init("unknown transport scheme '\(scheme)' (\(form))"))
+                return .failure(.init("unknown transport scheme \(RigWording.quoted(String(scheme))) (\(form))"))
             }
         }
     }

@@ -7,7 +7,8 @@ extension RigConfig {
             guard isValidName(name) else {
                 throw node.issue(
                     .invalidValue,
-                    "rig name '\(name)' may hold only letters, digits, '.', '-' and '_' (1 to 64 of them)")
+                    "rig name \(RigWording.quoted(name)) may hold only letters, digits, '.', '-' and '_' "
+                        + "(1 to 64 of them)")
             }
             return name
         }
@@ -58,21 +59,22 @@ extension RigConfig {
         for (index, element) in elements.enumerated() {
             guard let board = BoardConfig.decode(element, index: index, diagnostics: diagnostics) else { continue }
             let at = { (path: [String]) in path.reduce(Optional(element)) { $0?[$1] }?.location ?? element.location }
-            guard seen.claim("board id '\(board.id)'", by: "", at: at(["id"])) else { continue }
+            guard seen.claim("board id \(RigWording.quoted(board.id))", by: "", at: at(["id"])) else { continue }
             if let radio, !radio.isVirtual, board.match == nil {
                 diagnostics.record(
                     .missingKey,
-                    "board '\(board.id)' needs 'match' (a name or an address) to be found on a \(radio.kindName) radio",
+                    "board \(RigWording.quoted(board.id)) needs 'match' (a name or an address) to be found on a "
+                        + "\(radio.kindName) radio",
                     at: board.location)
             }
             if let port = board.serial?.port {
-                seen.claim("serial port '\(port)'", by: board.id, at: at(["serial", "port"]))
+                seen.claim("serial port \(RigWording.quoted(port))", by: board.id, at: at(["serial", "port"]))
             }
             if let power = board.power {
                 seen.claim("hub \(power.hub) port \(power.port)", by: board.id, at: at(["power", "port"]))
             }
             if let name = board.match?.name {
-                seen.claim("match name '\(name)'", by: board.id, at: at(["match", "name"]))
+                seen.claim("match name \(RigWording.quoted(name))", by: board.id, at: at(["match", "name"]))
             }
             if let address = board.match?.address {
                 seen.claim("match address \(address)", by: board.id, at: at(["match", "address"]))
@@ -121,7 +123,8 @@ extension RigConfig {
                 if !entry.value.isNull, entry.value.entries == nil {
                     diagnostics.record(
                         .wrongType,
-                        "the options of suite '\(entry.key)' must be a mapping, found \(entry.value.summary)",
+                        "the options of suite \(RigWording.quoted(entry.key)) must be a mapping, "
+                            + "found \(entry.value.summary)",
                         at: entry.value.location)
                     continue
                 }
@@ -138,11 +141,14 @@ extension RigConfig {
             guard known.contains(selection.name) else {
                 diagnostics.record(
                     .unknownSuite,
-                    "unknown suite '\(selection.name)'\(RigWording.hint(for: selection.name, among: known))",
+                    "unknown suite \(RigWording.quoted(selection.name))"
+                        + RigWording.hint(for: selection.name, among: known),
                     at: selection.location)
                 continue
             }
-            guard seen.claim("suite '\(selection.name)'", by: "", at: selection.location) else { continue }
+            guard seen.claim("suite \(RigWording.quoted(selection.name))", by: "", at: selection.location) else {
+                continue
+            }
             suites.append(selection)
         }
         return suites
@@ -167,7 +173,7 @@ private struct BindingRegistry {
         let message =
             owner.isEmpty
             ? "duplicate \(thing) (first at \(first.location.lineAndColumn))"
-            : "\(thing) is already used by board '\(first.owner)' (at \(first.location.lineAndColumn))"
+            : "\(thing) is already used by board \(RigWording.quoted(first.owner)) (at \(first.location.lineAndColumn))"
         diagnostics.record(.conflict, message, at: location)
         return false
     }
