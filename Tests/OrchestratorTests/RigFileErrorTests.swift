@@ -133,6 +133,14 @@ private let brokenRigs: [BrokenRig] = [
             "suites: [discovery]"),
         .conflict, at: "5:10", "duplicate board id 'b1' (first at 4:10)"),
     BrokenRig(
+        "board ids that differ only in case",
+        yaml(
+            "rig: t", "radio: virtual", "boards:", "  - {id: esp-01, profile: hrm}", "  - {id: ESP-01, profile: hrm}",
+            "suites: [discovery]"),
+        .conflict, at: "5:10",
+        "board id 'ESP-01' differs only in case from 'esp-01' (at 4:10); ids name report files such as "
+            + "captures/<id>.btsnoop, which collide where case is ignored"),
+    BrokenRig(
         "hardware rig board without match",
         yaml(
             "rig: t", "radio: {kind: bluez, adapter: hci0}", "boards:", "  - id: b1", "    profile: esp-point",

@@ -41,6 +41,9 @@ extension RigConfig {
             at: root.location)
     }
 
+    /// Why board ids that differ only in case conflict.
+    static let reportFiles = "ids name report files such as captures/<id>.btsnoop, which collide where case is ignored"
+
     /// Reads `boards:` and checks what the boards must not share.
     private static func decodeBoards(
         _ node: RigNode, radio: RadioConfig?, diagnostics: RigDiagnostics
@@ -55,29 +58,30 @@ extension RigConfig {
             diagnostics.record(.missingKey, "'boards' must list at least one board", at: node.location)
         }
         var boards: [BoardConfig] = []
-        var seen = BindingRegistry(diagnostics: diagnostics)
+        var seen = RigBindingRegistry(diagnostics: diagnostics)
         for (index, element) in elements.enumerated() {
             guard let board = BoardConfig.decode(element, index: index, diagnostics: diagnostics) else { continue }
             let at = { (path: [String]) in path.reduce(Optional(element)) { $0?[$1] }?.location ?? element.location }
-            guard seen.claim("board id \(RigWording.quoted(board.id))", by: "", at: at(["id"])) else { continue }
+            guard seen.claimID(board.id, noun: "board id", because: reportFiles, at: at(["id"])) else { continue }
+            let owner = "board \(RigWording.quoted(board.id))"
             if let radio, !radio.isVirtual, board.match == nil {
                 diagnostics.record(
                     .missingKey,
-                    "board \(RigWording.quoted(board.id)) needs 'match' (a name or an address) to be found on a "
+                    "\(owner) needs 'match' (a name or an address) to be found on a "
                         + "\(radio.kindName) radio",
                     at: board.location)
             }
             if let port = board.serial?.port {
-                seen.claim("serial port \(RigWording.quoted(port))", by: board.id, at: at(["serial", "port"]))
+                seen.claim("serial port \(RigWording.quoted(port))", by: owner, at: at(["serial", "port"]))
             }
             if let power = board.power {
-                seen.claim("hub \(power.hub) port \(power.port)", by: board.id, at: at(["power", "port"]))
+                seen.claim("hub \(power.hub) port \(power.port)", by: owner, at: at(["power", "port"]))
             }
             if let name = board.match?.name {
-                seen.claim("match name \(RigWording.quoted(name))", by: board.id, at: at(["match", "name"]))
+                seen.claim("match name \(RigWording.quoted(name))", by: owner, at: at(["match", "name"]))
             }
             if let address = board.match?.address {
-                seen.claim("match address \(address)", by: board.id, at: at(["match", "address"]))
+                seen.claim("match address \(address)", by: owner, at: at(["match", "address"]))
             }
             if radio?.isVirtual ?? false, let address = board.virtual.address {
                 if let matched = board.match?.address, matched != address {
@@ -86,7 +90,7 @@ extension RigConfig {
                         "virtual address \(address) differs from match address \(matched); the central would not "
                             + "find the board", at: at(["virtual", "address"]))
                 } else if element["virtual"]?["address"] != nil {
-                    seen.claim("virtual address \(address)", by: board.id, at: at(["virtual", "address"]))
+                    seen.claim("virtual address \(address)", by: owner, at: at(["virtual", "address"]))
                 }
             }
             boards.append(board)
@@ -108,7 +112,7 @@ extension RigConfig {
             diagnostics.record(.missingKey, "'suites' must select at least one suite", at: node.location)
         }
         var suites: [SuiteSelection] = []
-        var seen = BindingRegistry(diagnostics: diagnostics)
+        var seen = RigBindingRegistry(diagnostics: diagnostics)
         for element in elements {
             let selection: SuiteSelection
             if let entries = element.entries {
@@ -152,29 +156,5 @@ extension RigConfig {
             suites.append(selection)
         }
         return suites
-    }
-}
-
-/// Remembers who claimed what first, and reports a second claim as a conflict.
-private struct BindingRegistry {
-    let diagnostics: RigDiagnostics
-    var claims: [String: (owner: String, location: SourceLocation)] = [:]
-
-    init(diagnostics: RigDiagnostics) { self.diagnostics = diagnostics }
-
-    /// False (after recording a conflict) if `thing` was claimed before. An empty `owner` words the conflict as a
-    /// duplicate (`duplicate board id 'esp-01' (first at 4:9)`).
-    @discardableResult
-    mutating func claim(_ thing: String, by owner: String, at location: SourceLocation) -> Bool {
-        guard let first = claims[thing] else {
-            claims[thing] = (owner, location)
-            return true
-        }
-        let message =
-            owner.isEmpty
-            ? "duplicate \(thing) (first at \(first.location.lineAndColumn))"
-            : "\(thing) is already used by board \(RigWording.quoted(first.owner)) (at \(first.location.lineAndColumn))"
-        diagnostics.record(.conflict, message, at: location)
-        return false
     }
 }
