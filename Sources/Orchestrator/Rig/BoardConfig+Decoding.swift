@@ -26,13 +26,20 @@ extension BoardConfig {
         var virtual = reader.value("virtual").flatMap {
             VirtualSettings.decode($0, profile: profile, diagnostics: diagnostics)
         }
+        let radio = reader.read("radio") { node throws(RigFileIssue) in
+            guard let scalar = node.scalar, !scalar.isNull else {
+                throw node.issue(
+                    .wrongType, "a board's 'radio' is the id of one of the rig's radios, found \(node.summary)")
+            }
+            return (id: scalar.text, location: node.location)
+        }
         reader.rejectUnknownKeys()
         guard let id, let profile else { return nil }
         if virtual == nil { virtual = VirtualSettings(profile: profile, at: node.location) }
         if virtual?.address == nil { virtual?.address = match?.address }
         return BoardConfig(
             id: id, profile: profile, match: match, serial: serial, power: power, virtual: virtual,
-            at: node.location)
+            radio: radio?.id, radioLocation: radio?.location, at: node.location)
     }
 }
 

@@ -1,9 +1,12 @@
-/// The radio a rig runs its central on: `radio:` in the rig file.
+/// One radio a rig runs its central on: `radio:` in the rig file, or an entry of `radios:`.
 ///
 /// ```yaml
-/// radio: virtual                                    # shorthand for {kind: virtual}
-/// radio: {kind: bluez, adapter: hci0}               # BlueZ kernel sockets; adapter defaults to hci0
+/// radio: virtual                                    # shorthand for {kind: virtual}; its id is `radio`
+/// radio: {kind: bluez, adapter: hci0, max_links: 4} # BlueZ kernel sockets; adapter defaults to hci0
 /// radio: {kind: hci, transport: "tcp:127.0.0.1:6402"}   # userspace HCI host over H4
+/// radios:                                           # several radios, each with an id boards can pin
+///   - {id: r1, kind: bluez, adapter: hci0}
+///   - {id: r2, kind: hci, transport: "uart:/dev/ttyACM0@1000000", max_links: 2}
 /// ```
 public struct RadioConfig: Hashable, Sendable {
     public enum Kind: Hashable, Sendable {
@@ -90,12 +93,25 @@ public struct RadioConfig: Hashable, Sendable {
         public init(_ message: String) { self.message = message }
     }
 
+    /// The id of the one radio `radio:` describes.
+    public static let defaultID = "radio"
+    /// What `max_links` may be.
+    public static let maxLinksRange = 1...64
+
+    /// The radio's id: `radio` for `radio:`, as written for an entry of `radios:` (the syntax of board ids, unique
+    /// ignoring case). Boards pin themselves to a radio by this id.
+    public var id: String
     public var kind: Kind
-    /// Where `radio:`'s value is written.
+    /// `max_links`: the most simultaneous links the controller holds, 1…64; nil when not written, and the bench
+    /// applies its own default (8 for the virtual radio).
+    public var maxLinks: Int?
+    /// Where `radio:`'s value, or the entry of `radios:`, is written.
     public var location: SourceLocation
 
-    public init(_ kind: Kind, at location: SourceLocation) {
+    public init(id: String = RadioConfig.defaultID, _ kind: Kind, maxLinks: Int? = nil, at location: SourceLocation) {
+        self.id = id
         self.kind = kind
+        self.maxLinks = maxLinks
         self.location = location
     }
 
@@ -111,6 +127,17 @@ public struct RadioConfig: Hashable, Sendable {
     }
 
     public static let defaultBlueZAdapter = "hci0"
+
+    /// The device the radio holds, for telling two radios of one rig apart: a BlueZ adapter (also through its HCI
+    /// user channel), a TCP endpoint or a serial device (whatever its baud rate). Nil for the virtual radio.
+    var device: String? {
+        switch kind {
+        case .virtual: nil
+        case .bluez(let adapter), .hci(.userChannel(let adapter)): "adapter \(adapter)"
+        case .hci(.tcp(let host, let port)): "transport tcp:\(host.lowercased()):\(port)"
+        case .hci(.uart(let path, _)): "serial device \(RigWording.quoted(path))"
+        }
+    }
 
     /// `hci0`, `hci12`.
     static func isAdapterName(_ text: String) -> Bool {

@@ -13,12 +13,17 @@ extension RigConfig {
             return name
         }
         let radioNode = reader.value("radio")
-        let radio = radioNode.flatMap { RadioConfig.decode($0, diagnostics: diagnostics) }
-        if radioNode == nil {
-            reader.recordMissing("radio", because: " (virtual, {kind: bluez, adapter: hci0} or {kind: hci, ...})")
+        let radiosNode = reader.value("radios")
+        let radios = decodeRadios(
+            single: radioNode, list: radiosNode, radiosKey: reader.keyLocation("radios"), diagnostics: diagnostics)
+        if radioNode == nil, radiosNode == nil, !reader.contains("radios") {
+            reader.recordMissing(
+                "radio", because: " (virtual, {kind: bluez, adapter: hci0} or {kind: hci, ...}), or a 'radios' list")
+        } else if radioNode == nil, radiosNode == nil {
+            reader.recordMissing("radios")
         }
         let boardsNode = reader.value("boards")
-        let boards = boardsNode.map { decodeBoards($0, radio: radio, diagnostics: diagnostics) }
+        let boards = boardsNode.map { decodeBoards($0, radios: radios, diagnostics: diagnostics) }
         if boardsNode == nil { reader.recordMissing("boards") }
         let virtualNode = reader.value("virtual")
         var virtual = virtualNode.flatMap { VirtualFarmConfig.decode($0, diagnostics: diagnostics) }
@@ -30,23 +35,26 @@ extension RigConfig {
             guard !path.isEmpty else { throw node.issue(.invalidValue, "'gates' must be a file path") }
             return FileReference(path: path, at: node.location)
         }
+        let afterRun = reader.choice("after_run", noun: "after_run setting", AfterRun.self) ?? .off
         reader.rejectUnknownKeys()
 
-        if let radio, radio.isVirtual, virtualNode == nil {
-            virtual = VirtualFarmConfig(at: radio.location)
+        if let first = radios.configs?.first, radios.configs?.allSatisfy(\.isVirtual) == true, virtualNode == nil {
+            virtual = VirtualFarmConfig(at: first.location)
         }
-        guard diagnostics.isEmpty, let name, let radio, let boards, let suites else { return nil }
+        guard diagnostics.isEmpty, let name, let radioList = radios.configs, !radioList.isEmpty, let boards,
+            let suites
+        else { return nil }
         return RigConfig(
-            name: name, radio: radio, boards: boards, virtual: virtual, suites: suites, gates: gates,
-            at: root.location)
+            name: name, radios: radioList, boards: boards, virtual: virtual, suites: suites, gates: gates,
+            afterRun: afterRun, at: root.location)
     }
 
     /// Why board ids that differ only in case conflict.
     static let reportFiles = "ids name report files such as captures/<id>.btsnoop, which collide where case is ignored"
 
-    /// Reads `boards:` and checks what the boards must not share.
+    /// Reads `boards:` and checks what the boards must not share and the radios they name.
     private static func decodeBoards(
-        _ node: RigNode, radio: RadioConfig?, diagnostics: RigDiagnostics
+        _ node: RigNode, radios: DecodedRadios, diagnostics: RigDiagnostics
     ) -> [BoardConfig] {
         guard let elements = node.elements else {
             diagnostics.record(
@@ -57,6 +65,7 @@ extension RigConfig {
         if elements.isEmpty {
             diagnostics.record(.missingKey, "'boards' must list at least one board", at: node.location)
         }
+        let isVirtual = radios.configs.map { !$0.isEmpty && $0.allSatisfy(\.isVirtual) } ?? false
         var boards: [BoardConfig] = []
         var seen = RigBindingRegistry(diagnostics: diagnostics)
         for (index, element) in elements.enumerated() {
@@ -64,11 +73,21 @@ extension RigConfig {
             let at = { (path: [String]) in path.reduce(Optional(element)) { $0?[$1] }?.location ?? element.location }
             guard seen.claimID(board.id, noun: "board id", because: reportFiles, at: at(["id"])) else { continue }
             let owner = "board \(RigWording.quoted(board.id))"
-            if let radio, !radio.isVirtual, board.match == nil {
+            if let pinned = board.radio, let ids = radios.writtenIDs, !ids.contains(pinned) {
+                diagnostics.record(
+                    .invalidValue,
+                    "unknown radio \(RigWording.quoted(pinned)) for \(owner)"
+                        + RigWording.hint(for: pinned, among: Array(ids.prefix(6))),
+                    at: board.radioLocation ?? board.location)
+            }
+            if let configs = radios.configs, !configs.isEmpty, !isVirtual, board.match == nil {
+                let pinned = board.radio.flatMap { id in configs.first { $0.id == id } }
+                let kinds = Set((pinned.map { [$0] } ?? configs).map(\.kindName))
+                let kind = kinds.count == 1 ? kinds.first ?? "hardware" : "hardware"
                 diagnostics.record(
                     .missingKey,
-                    "\(owner) needs 'match' (a name or an address) to be found on a "
-                        + "\(radio.kindName) radio",
+                    "\(owner) needs 'match' (a name or an address) to be found on "
+                        + "\(kind == "hci" ? "an" : "a") \(kind) radio",
                     at: board.location)
             }
             if let port = board.serial?.port {
@@ -83,7 +102,7 @@ extension RigConfig {
             if let address = board.match?.address {
                 seen.claim("match address \(address)", by: owner, at: at(["match", "address"]))
             }
-            if radio?.isVirtual ?? false, let address = board.virtual.address {
+            if isVirtual, let address = board.virtual.address {
                 if let matched = board.match?.address, matched != address {
                     diagnostics.record(
                         .conflict,
