@@ -53,7 +53,8 @@ private let brokenRigs: [BrokenRig] = [
         "unknown top-level key",
         yaml("rig: t", "radio: virtual", "boards: [{id: b1, profile: hrm}]", "suites: [discovery]", "colour: red"),
         .unknownKey, at: "5:1",
-        "unknown key 'colour' in the rig file (expected rig, radio, boards, virtual, suites or gates)"),
+        "unknown key 'colour' in the rig file (expected rig, radio, radios, boards, virtual, suites, gates or "
+            + "after_run)"),
     BrokenRig(
         "missing rig name", yaml("radio: virtual", "boards: [{id: b1, profile: hrm}]", "suites: [discovery]"),
         .missingKey, at: "1:1", "the rig file needs 'rig'"),
@@ -132,6 +133,14 @@ private let brokenRigs: [BrokenRig] = [
             "rig: t", "radio: virtual", "boards:", "  - {id: b1, profile: hrm}", "  - {id: b1, profile: esp-point}",
             "suites: [discovery]"),
         .conflict, at: "5:10", "duplicate board id 'b1' (first at 4:10)"),
+    BrokenRig(
+        "board ids that differ only in case",
+        yaml(
+            "rig: t", "radio: virtual", "boards:", "  - {id: esp-01, profile: hrm}", "  - {id: ESP-01, profile: hrm}",
+            "suites: [discovery]"),
+        .conflict, at: "5:10",
+        "board id 'ESP-01' differs only in case from 'esp-01' (at 4:10); ids name report files such as "
+            + "captures/<id>.btsnoop, which collide where case is ignored"),
     BrokenRig(
         "hardware rig board without match",
         yaml(

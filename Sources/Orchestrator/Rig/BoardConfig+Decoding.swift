@@ -12,11 +12,11 @@ extension BoardConfig {
             guard isValidID(id) else {
                 throw node.issue(
                     .invalidValue,
-                    "board id '\(id)' may hold only letters, digits, '-' and '_' (1 to 64 of them)")
+                    "board id \(RigWording.quoted(id)) may hold only letters, digits, '-' and '_' (1 to 64 of them)")
             }
             return id
         }
-        if let id { reader.noun = "board '\(id)'" }
+        if let id { reader.noun = "board \(RigWording.quoted(id))" }
         let profile = reader.choice("profile", noun: "profile", Profile.self, required: true)
         let match = reader.value("match").flatMap { Match.decode($0, diagnostics: diagnostics) }
         let serial = reader.value("serial").flatMap {
@@ -26,13 +26,20 @@ extension BoardConfig {
         var virtual = reader.value("virtual").flatMap {
             VirtualSettings.decode($0, profile: profile, diagnostics: diagnostics)
         }
+        let radio = reader.read("radio") { node throws(RigFileIssue) in
+            guard let scalar = node.scalar, !scalar.isNull else {
+                throw node.issue(
+                    .wrongType, "a board's 'radio' is the id of one of the rig's radios, found \(node.summary)")
+            }
+            return (id: scalar.text, location: node.location)
+        }
         reader.rejectUnknownKeys()
         guard let id, let profile else { return nil }
         if virtual == nil { virtual = VirtualSettings(profile: profile, at: node.location) }
         if virtual?.address == nil { virtual?.address = match?.address }
         return BoardConfig(
             id: id, profile: profile, match: match, serial: serial, power: power, virtual: virtual,
-            at: node.location)
+            radio: radio?.id, radioLocation: radio?.location, at: node.location)
     }
 }
 
@@ -63,7 +70,7 @@ extension BoardConfig.Serial {
             guard port.hasPrefix("/"), port.count > 1 else {
                 throw node.issue(
                     .invalidValue,
-                    "'port' must be a device path such as /dev/serial/by-id/..., found '\(port)'")
+                    "'port' must be a device path such as /dev/serial/by-id/..., found \(RigWording.quoted(port))")
             }
             return port
         }
@@ -83,7 +90,8 @@ extension BoardConfig.Power {
             guard isHubLocation(hub) else {
                 throw node.issue(
                     .invalidValue,
-                    "'hub' must be a USB hub location such as \"1-1.4\" (bus-port.port), found '\(hub)'")
+                    "'hub' must be a USB hub location such as \"1-1.4\" (bus-port.port), "
+                        + "found \(RigWording.quoted(hub))")
             }
             return hub
         }
@@ -102,7 +110,7 @@ extension RigNode {
             throw issue(
                 .invalidValue,
                 "'\(key)' must be a device address such as 24:0A:C4:12:1A:2B (add /random for a random one), "
-                    + "found '\(text)'")
+                    + "found \(RigWording.quoted(text))")
         }
         return address
     }

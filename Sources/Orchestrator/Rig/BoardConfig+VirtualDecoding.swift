@@ -104,7 +104,9 @@ extension RigNode {
     public func firmwareVersion(for key: String) throws(RigFileIssue) -> FirmwareVersion {
         let text = try string(for: key)
         guard text.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }), let version = FirmwareVersion(text) else {
-            throw issue(.invalidValue, "'\(key)' must be a version major.minor.patch such as 1.4.2, found '\(text)'")
+            throw issue(
+                .invalidValue,
+                "'\(key)' must be a version major.minor.patch such as 1.4.2, found \(RigWording.quoted(text))")
         }
         return version
     }

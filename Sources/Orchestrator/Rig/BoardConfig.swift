@@ -10,6 +10,7 @@ import DeviceProfiles
 ///   serial: {port: /dev/ttyUSB0, baud: 115200, reset: esp32-classic}
 ///   power: {hub: "1-1.4", port: 2}
 ///   virtual: {advertising: true, battery_percent: 80}   # simulation settings, see BoardConfig.VirtualSettings
+///   radio: r1                                    # optional: the id of the radio that reaches this board
 /// ```
 /// `serial` and `power` are allowed on a virtual rig and unused there, and `virtual` is allowed on a hardware rig
 /// and unused there, so one board list can describe a bench and its virtual twin.
@@ -104,12 +105,17 @@ public struct BoardConfig: Hashable, Sendable {
     public var power: Power?
     /// The simulation settings, with defaults applied; used only when the rig's radio is virtual.
     public var virtual: VirtualSettings
+    /// `radio:`, the id of one of the rig's radios that this board is pinned to; nil: any radio may reach it.
+    public var radio: String?
+    /// Where `radio:`'s value is written, when it is.
+    public var radioLocation: SourceLocation?
     /// Where the board's mapping starts.
     public var location: SourceLocation
 
     public init(
         id: String, profile: Profile, match: Match? = nil, serial: Serial? = nil, power: Power? = nil,
-        virtual: VirtualSettings? = nil, at location: SourceLocation
+        virtual: VirtualSettings? = nil, radio: String? = nil, radioLocation: SourceLocation? = nil,
+        at location: SourceLocation
     ) {
         self.id = id
         self.profile = profile
@@ -117,6 +123,8 @@ public struct BoardConfig: Hashable, Sendable {
         self.serial = serial
         self.power = power
         self.virtual = virtual ?? VirtualSettings(profile: profile, at: location)
+        self.radio = radio
+        self.radioLocation = radioLocation
         self.location = location
     }
 

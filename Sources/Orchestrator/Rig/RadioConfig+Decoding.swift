@@ -6,7 +6,8 @@ extension RadioConfig {
 
     static let transportForms = "tcp:HOST:PORT, uart:/dev/PATH@BAUD or user:hciN"
 
-    /// Reads `radio:`, a kind name or a mapping; nil if unusable. Issues go to `diagnostics`.
+    /// Reads `radio:`, a kind name or a mapping, as the one radio with id `radio`; nil if unusable. Issues go to
+    /// `diagnostics`.
     static func decode(_ node: RigNode, diagnostics: RigDiagnostics) -> RadioConfig? {
         if node.scalar != nil {
             let kind: KindName
@@ -35,13 +36,53 @@ extension RadioConfig {
             return nil
         }
         guard var reader = RigMappingReader(node, noun: "radio", diagnostics: diagnostics) else { return nil }
+        if reader.contains("id"), let at = reader.keyLocation("id") {
+            diagnostics.record(
+                .invalidValue,
+                "'id' does not apply to 'radio', whose one radio is called '\(defaultID)' (to name radios, list them "
+                    + "under 'radios')", at: at)
+        }
+        return decodeSettings(&reader, id: defaultID, diagnostics: diagnostics)
+    }
+
+    /// Reads the `index`-th entry of `radios:`, a mapping with an `id`; nil if unusable.
+    static func decode(entry node: RigNode, index: Int, diagnostics: RigDiagnostics) -> RadioConfig? {
+        guard node.entries != nil || node.isNull else {
+            diagnostics.record(
+                .wrongType,
+                "radio \(index + 1) must be a mapping such as {id: r1, kind: virtual}, found \(node.summary)",
+                at: node.location)
+            return nil
+        }
+        guard var reader = RigMappingReader(node, noun: "radio \(index + 1)", diagnostics: diagnostics) else {
+            return nil
+        }
+        let id = reader.read("id", required: true) { node throws(RigFileIssue) in
+            let id = try node.string(for: "id")
+            guard BoardConfig.isValidID(id) else {
+                throw node.issue(
+                    .invalidValue,
+                    "radio id \(RigWording.quoted(id)) may hold only letters, digits, '-' and '_' (1 to 64 of them)")
+            }
+            return id
+        }
+        if let id { reader.noun = "radio \(RigWording.quoted(id))" }
+        let radio = decodeSettings(&reader, id: id ?? defaultID, diagnostics: diagnostics)
+        return id == nil ? nil : radio
+    }
+
+    /// Reads `kind`, `adapter`, `transport` and `max_links` from a radio's mapping, and rejects unknown keys.
+    private static func decodeSettings(
+        _ reader: inout RigMappingReader, id: String, diagnostics: RigDiagnostics
+    ) -> RadioConfig? {
+        let node = reader.node
         let kind = reader.choice("kind", noun: "radio kind", KindName.self, required: true)
         let adapter = reader.read("adapter") { node throws(RigFileIssue) in
             let adapter = try node.string(for: "adapter")
             guard isAdapterName(adapter) else {
                 throw node.issue(
                     .invalidValue,
-                    "'adapter' must be a BlueZ adapter name such as hci0, found '\(adapter)'")
+                    "'adapter' must be a BlueZ adapter name such as hci0, found \(RigWording.quoted(adapter))")
             }
             return adapter
         }
@@ -51,20 +92,22 @@ extension RadioConfig {
             case .failure(let error): throw node.issue(.invalidValue, error.message)
             }
         }
+        let maxLinks = reader.integer("max_links", in: maxLinksRange)
         reader.rejectUnknownKeys()
         guard let kind else { return nil }
         func refuse(_ key: String, _ advice: String = "") {
             guard let at = reader.keyLocation(key) else { return }
             diagnostics.record(.invalidValue, "'\(key)' does not apply to a \(kind.rawValue) radio\(advice)", at: at)
         }
+        let radioKind: Kind
         switch kind {
         case .virtual:
             refuse("adapter")
             refuse("transport")
-            return RadioConfig(.virtual, at: node.location)
+            radioKind = .virtual
         case .bluez:
             refuse("transport", " (for blerig's own HCI host write kind: hci)")
-            return RadioConfig(.bluez(adapter: adapter ?? defaultBlueZAdapter), at: node.location)
+            radioKind = .bluez(adapter: adapter ?? defaultBlueZAdapter)
         case .hci:
             refuse("adapter", " (write transport: user:\(adapter ?? "hci0") for an adapter's HCI user channel)")
             guard let transport else {
@@ -73,7 +116,8 @@ extension RadioConfig {
                 }
                 return nil
             }
-            return RadioConfig(.hci(transport), at: node.location)
+            radioKind = .hci(transport)
         }
+        return RadioConfig(id: id, radioKind, maxLinks: maxLinks, at: node.location)
     }
 }

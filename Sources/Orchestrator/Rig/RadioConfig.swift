@@ -1,9 +1,12 @@
-/// The radio a rig runs its central on: `radio:` in the rig file.
+/// One radio a rig runs its central on: `radio:` in the rig file, or an entry of `radios:`.
 ///
 /// ```yaml
-/// radio: virtual                                    # shorthand for {kind: virtual}
-/// radio: {kind: bluez, adapter: hci0}               # BlueZ kernel sockets; adapter defaults to hci0
+/// radio: virtual                                    # shorthand for {kind: virtual}; its id is `radio`
+/// radio: {kind: bluez, adapter: hci0, max_links: 4} # BlueZ kernel sockets; adapter defaults to hci0
 /// radio: {kind: hci, transport: "tcp:127.0.0.1:6402"}   # userspace HCI host over H4
+/// radios:                                           # several radios, each with an id boards can pin
+///   - {id: r1, kind: bluez, adapter: hci0}
+///   - {id: r2, kind: hci, transport: "uart:/dev/ttyACM0@1000000", max_links: 2}
 /// ```
 public struct RadioConfig: Hashable, Sendable {
     public enum Kind: Hashable, Sendable {
@@ -38,19 +41,20 @@ public struct RadioConfig: Hashable, Sendable {
         public static func parse(_ text: String) -> Result<Transport, TransportSyntaxError> {
             let form = "expected tcp:HOST:PORT, uart:/dev/PATH@BAUD or user:hciN"
             guard let colon = text.firstIndex(of: ":") else {
-                return .failure(.init("transport '\(text)' has no scheme (\(form))"))
+                return .failure(.init("transport \(RigWording.quoted(text)) has no scheme (\(form))"))
             }
             let scheme = text[..<colon]
             let rest = String(text[text.index(after: colon)...])
             switch scheme {
             case "tcp":
                 guard let portColon = rest.lastIndex(of: ":"), !rest[..<portColon].isEmpty else {
-                    return .failure(.init("transport '\(text)' needs a host and a port (tcp:HOST:PORT)"))
+                    return .failure(
+                        .init("transport \(RigWording.quoted(text)) needs a host and a port (tcp:HOST:PORT)"))
                 }
                 var host = String(rest[..<portColon])
                 if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
                 guard let port = UInt16(rest[rest.index(after: portColon)...]), port > 0 else {
-                    return .failure(.init("transport '\(text)' has no valid port (1…65535)"))
+                    return .failure(.init("transport \(RigWording.quoted(text)) has no valid port (1…65535)"))
                 }
                 return .success(.tcp(host: host, port: port))
             case "uart":
@@ -59,21 +63,26 @@ public struct RadioConfig: Hashable, Sendable {
                 if let at = rest.lastIndex(of: "@") {
                     path = String(rest[..<at])
                     guard let rate = Int(rest[rest.index(after: at)...]), (1_200...12_000_000).contains(rate) else {
-                        return .failure(.init("transport '\(text)' has no valid baud rate (1200…12000000)"))
+                        return .failure(
+                            .init("transport \(RigWording.quoted(text)) has no valid baud rate (1200…12000000)"))
                     }
                     baud = rate
                 }
                 guard path.hasPrefix("/"), path.count > 1 else {
-                    return .failure(.init("transport '\(text)' needs an absolute device path (uart:/dev/ttyUSB0@BAUD)"))
+                    return .failure(
+                        .init(
+                            "transport \(RigWording.quoted(text)) needs an absolute device path "
+                                + "(uart:/dev/ttyUSB0@BAUD)"))
                 }
                 return .success(.uart(path: path, baud: baud))
             case "user":
                 guard RadioConfig.isAdapterName(rest) else {
-                    return .failure(.init("transport '\(text)' needs an adapter name such as user:hci0"))
+                    return .failure(
+                        .init("transport \(RigWording.quoted(text)) needs an adapter name such as user:hci0"))
                 }
                 return .success(.userChannel(adapter: rest))
             default:
-                return .failure(.init("unknown transport scheme '\(scheme)' (\(form))"))
+                return .failure(.init("unknown transport scheme \(RigWording.quoted(String(scheme))) (\(form))"))
             }
         }
     }
@@ -84,12 +93,25 @@ public struct RadioConfig: Hashable, Sendable {
         public init(_ message: String) { self.message = message }
     }
 
+    /// The id of the one radio `radio:` describes.
+    public static let defaultID = "radio"
+    /// What `max_links` may be.
+    public static let maxLinksRange = 1...64
+
+    /// The radio's id: `radio` for `radio:`, as written for an entry of `radios:` (the syntax of board ids, unique
+    /// ignoring case). Boards pin themselves to a radio by this id.
+    public var id: String
     public var kind: Kind
-    /// Where `radio:`'s value is written.
+    /// `max_links`: the most simultaneous links the controller holds, 1…64; nil when not written, and the bench
+    /// applies its own default (8 for the virtual radio).
+    public var maxLinks: Int?
+    /// Where `radio:`'s value, or the entry of `radios:`, is written.
     public var location: SourceLocation
 
-    public init(_ kind: Kind, at location: SourceLocation) {
+    public init(id: String = RadioConfig.defaultID, _ kind: Kind, maxLinks: Int? = nil, at location: SourceLocation) {
+        self.id = id
         self.kind = kind
+        self.maxLinks = maxLinks
         self.location = location
     }
 
@@ -105,6 +127,17 @@ public struct RadioConfig: Hashable, Sendable {
     }
 
     public static let defaultBlueZAdapter = "hci0"
+
+    /// The device the radio holds, for telling two radios of one rig apart: a BlueZ adapter (also through its HCI
+    /// user channel), a TCP endpoint or a serial device (whatever its baud rate). Nil for the virtual radio.
+    var device: String? {
+        switch kind {
+        case .virtual: nil
+        case .bluez(let adapter), .hci(.userChannel(let adapter)): "adapter \(adapter)"
+        case .hci(.tcp(let host, let port)): "transport tcp:\(host.lowercased()):\(port)"
+        case .hci(.uart(let path, _)): "serial device \(RigWording.quoted(path))"
+        }
+    }
 
     /// `hci0`, `hci12`.
     static func isAdapterName(_ text: String) -> Bool {

@@ -7,17 +7,23 @@ extension RigConfig {
             guard isValidName(name) else {
                 throw node.issue(
                     .invalidValue,
-                    "rig name '\(name)' may hold only letters, digits, '.', '-' and '_' (1 to 64 of them)")
+                    "rig name \(RigWording.quoted(name)) may hold only letters, digits, '.', '-' and '_' "
+                        + "(1 to 64 of them)")
             }
             return name
         }
         let radioNode = reader.value("radio")
-        let radio = radioNode.flatMap { RadioConfig.decode($0, diagnostics: diagnostics) }
-        if radioNode == nil {
-            reader.recordMissing("radio", because: " (virtual, {kind: bluez, adapter: hci0} or {kind: hci, ...})")
+        let radiosNode = reader.value("radios")
+        let radios = decodeRadios(
+            single: radioNode, list: radiosNode, radiosKey: reader.keyLocation("radios"), diagnostics: diagnostics)
+        if radioNode == nil, radiosNode == nil, !reader.contains("radios") {
+            reader.recordMissing(
+                "radio", because: " (virtual, {kind: bluez, adapter: hci0} or {kind: hci, ...}), or a 'radios' list")
+        } else if radioNode == nil, radiosNode == nil {
+            reader.recordMissing("radios")
         }
         let boardsNode = reader.value("boards")
-        let boards = boardsNode.map { decodeBoards($0, radio: radio, diagnostics: diagnostics) }
+        let boards = boardsNode.map { decodeBoards($0, radios: radios, diagnostics: diagnostics) }
         if boardsNode == nil { reader.recordMissing("boards") }
         let virtualNode = reader.value("virtual")
         var virtual = virtualNode.flatMap { VirtualFarmConfig.decode($0, diagnostics: diagnostics) }
@@ -29,20 +35,26 @@ extension RigConfig {
             guard !path.isEmpty else { throw node.issue(.invalidValue, "'gates' must be a file path") }
             return FileReference(path: path, at: node.location)
         }
+        let afterRun = reader.choice("after_run", noun: "after_run setting", AfterRun.self) ?? .off
         reader.rejectUnknownKeys()
 
-        if let radio, radio.isVirtual, virtualNode == nil {
-            virtual = VirtualFarmConfig(at: radio.location)
+        if let first = radios.configs?.first, radios.configs?.allSatisfy(\.isVirtual) == true, virtualNode == nil {
+            virtual = VirtualFarmConfig(at: first.location)
         }
-        guard diagnostics.isEmpty, let name, let radio, let boards, let suites else { return nil }
+        guard diagnostics.isEmpty, let name, let radioList = radios.configs, !radioList.isEmpty, let boards,
+            let suites
+        else { return nil }
         return RigConfig(
-            name: name, radio: radio, boards: boards, virtual: virtual, suites: suites, gates: gates,
-            at: root.location)
+            name: name, radios: radioList, boards: boards, virtual: virtual, suites: suites, gates: gates,
+            afterRun: afterRun, at: root.location)
     }
 
-    /// Reads `boards:` and checks what the boards must not share.
+    /// Why board ids that differ only in case conflict.
+    static let reportFiles = "ids name report files such as captures/<id>.btsnoop, which collide where case is ignored"
+
+    /// Reads `boards:` and checks what the boards must not share and the radios they name.
     private static func decodeBoards(
-        _ node: RigNode, radio: RadioConfig?, diagnostics: RigDiagnostics
+        _ node: RigNode, radios: DecodedRadios, diagnostics: RigDiagnostics
     ) -> [BoardConfig] {
         guard let elements = node.elements else {
             diagnostics.record(
@@ -53,38 +65,51 @@ extension RigConfig {
         if elements.isEmpty {
             diagnostics.record(.missingKey, "'boards' must list at least one board", at: node.location)
         }
+        let isVirtual = radios.configs.map { !$0.isEmpty && $0.allSatisfy(\.isVirtual) } ?? false
         var boards: [BoardConfig] = []
-        var seen = BindingRegistry(diagnostics: diagnostics)
+        var seen = RigBindingRegistry(diagnostics: diagnostics)
         for (index, element) in elements.enumerated() {
             guard let board = BoardConfig.decode(element, index: index, diagnostics: diagnostics) else { continue }
             let at = { (path: [String]) in path.reduce(Optional(element)) { $0?[$1] }?.location ?? element.location }
-            guard seen.claim("board id '\(board.id)'", by: "", at: at(["id"])) else { continue }
-            if let radio, !radio.isVirtual, board.match == nil {
+            guard seen.claimID(board.id, noun: "board id", because: reportFiles, at: at(["id"])) else { continue }
+            let owner = "board \(RigWording.quoted(board.id))"
+            if let pinned = board.radio, let ids = radios.writtenIDs, !ids.contains(pinned) {
+                diagnostics.record(
+                    .invalidValue,
+                    "unknown radio \(RigWording.quoted(pinned)) for \(owner)"
+                        + RigWording.hint(for: pinned, among: Array(ids.prefix(6))),
+                    at: board.radioLocation ?? board.location)
+            }
+            if let configs = radios.configs, !configs.isEmpty, !isVirtual, board.match == nil {
+                let pinned = board.radio.flatMap { id in configs.first { $0.id == id } }
+                let kinds = Set((pinned.map { [$0] } ?? configs).map(\.kindName))
+                let kind = kinds.count == 1 ? kinds.first ?? "hardware" : "hardware"
                 diagnostics.record(
                     .missingKey,
-                    "board '\(board.id)' needs 'match' (a name or an address) to be found on a \(radio.kindName) radio",
+                    "\(owner) needs 'match' (a name or an address) to be found on "
+                        + "\(kind == "hci" ? "an" : "a") \(kind) radio",
                     at: board.location)
             }
             if let port = board.serial?.port {
-                seen.claim("serial port '\(port)'", by: board.id, at: at(["serial", "port"]))
+                seen.claim("serial port \(RigWording.quoted(port))", by: owner, at: at(["serial", "port"]))
             }
             if let power = board.power {
-                seen.claim("hub \(power.hub) port \(power.port)", by: board.id, at: at(["power", "port"]))
+                seen.claim("hub \(power.hub) port \(power.port)", by: owner, at: at(["power", "port"]))
             }
             if let name = board.match?.name {
-                seen.claim("match name '\(name)'", by: board.id, at: at(["match", "name"]))
+                seen.claim("match name \(RigWording.quoted(name))", by: owner, at: at(["match", "name"]))
             }
             if let address = board.match?.address {
-                seen.claim("match address \(address)", by: board.id, at: at(["match", "address"]))
+                seen.claim("match address \(address)", by: owner, at: at(["match", "address"]))
             }
-            if radio?.isVirtual ?? false, let address = board.virtual.address {
+            if isVirtual, let address = board.virtual.address {
                 if let matched = board.match?.address, matched != address {
                     diagnostics.record(
                         .conflict,
                         "virtual address \(address) differs from match address \(matched); the central would not "
                             + "find the board", at: at(["virtual", "address"]))
                 } else if element["virtual"]?["address"] != nil {
-                    seen.claim("virtual address \(address)", by: board.id, at: at(["virtual", "address"]))
+                    seen.claim("virtual address \(address)", by: owner, at: at(["virtual", "address"]))
                 }
             }
             boards.append(board)
@@ -106,7 +131,7 @@ extension RigConfig {
             diagnostics.record(.missingKey, "'suites' must select at least one suite", at: node.location)
         }
         var suites: [SuiteSelection] = []
-        var seen = BindingRegistry(diagnostics: diagnostics)
+        var seen = RigBindingRegistry(diagnostics: diagnostics)
         for element in elements {
             let selection: SuiteSelection
             if let entries = element.entries {
@@ -121,7 +146,8 @@ extension RigConfig {
                 if !entry.value.isNull, entry.value.entries == nil {
                     diagnostics.record(
                         .wrongType,
-                        "the options of suite '\(entry.key)' must be a mapping, found \(entry.value.summary)",
+                        "the options of suite \(RigWording.quoted(entry.key)) must be a mapping, "
+                            + "found \(entry.value.summary)",
                         at: entry.value.location)
                     continue
                 }
@@ -138,37 +164,16 @@ extension RigConfig {
             guard known.contains(selection.name) else {
                 diagnostics.record(
                     .unknownSuite,
-                    "unknown suite '\(selection.name)'\(RigWording.hint(for: selection.name, among: known))",
+                    "unknown suite \(RigWording.quoted(selection.name))"
+                        + RigWording.hint(for: selection.name, among: known),
                     at: selection.location)
                 continue
             }
-            guard seen.claim("suite '\(selection.name)'", by: "", at: selection.location) else { continue }
+            guard seen.claim("suite \(RigWording.quoted(selection.name))", by: "", at: selection.location) else {
+                continue
+            }
             suites.append(selection)
         }
         return suites
-    }
-}
-
-/// Remembers who claimed what first, and reports a second claim as a conflict.
-private struct BindingRegistry {
-    let diagnostics: RigDiagnostics
-    var claims: [String: (owner: String, location: SourceLocation)] = [:]
-
-    init(diagnostics: RigDiagnostics) { self.diagnostics = diagnostics }
-
-    /// False (after recording a conflict) if `thing` was claimed before. An empty `owner` words the conflict as a
-    /// duplicate (`duplicate board id 'esp-01' (first at 4:9)`).
-    @discardableResult
-    mutating func claim(_ thing: String, by owner: String, at location: SourceLocation) -> Bool {
-        guard let first = claims[thing] else {
-            claims[thing] = (owner, location)
-            return true
-        }
-        let message =
-            owner.isEmpty
-            ? "duplicate \(thing) (first at \(first.location.lineAndColumn))"
-            : "\(thing) is already used by board '\(first.owner)' (at \(first.location.lineAndColumn))"
-        diagnostics.record(.conflict, message, at: location)
-        return false
     }
 }

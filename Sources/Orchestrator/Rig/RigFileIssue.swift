@@ -32,6 +32,9 @@ public struct RigFileIssue: Error, Hashable, Sendable, CustomStringConvertible {
         public static let unknownSuite = Code(rawValue: "unknown-suite")
         /// Two entries that must differ do not: board ids, serial ports, hub ports, addresses, suites.
         public static let conflict = Code(rawValue: "conflict")
+        /// The file passes one of the loader's limits: too many nodes (aliases counted as what they repeat) or
+        /// nesting too deep. It is the only issue reported for the file.
+        public static let tooLarge = Code(rawValue: "too-large")
     }
 
     public var code: Code
@@ -48,70 +51,4 @@ public struct RigFileIssue: Error, Hashable, Sendable, CustomStringConvertible {
 
     /// `rigs/bad.yaml:12:7: unknown profile 'esp-pointt' (expected esp-point, nano33-ble-sense or hrm)`.
     public var description: String { "\(location): \(message)" }
-}
-
-/// Helpers for messages that say what was meant.
-public enum RigWording {
-    /// `a`, `a or b`, `a, b or c`.
-    public static func list(_ items: [String], conjunction: String = "or") -> String {
-        switch items.count {
-        case 0: return "nothing"
-        case 1: return items[0]
-        default: return items.dropLast().joined(separator: ", ") + " \(conjunction) " + items[items.count - 1]
-        }
-    }
-
-    /// The candidate closest to `word` if it is close enough to be a likely typo (edit distance with
-    /// transpositions, ignoring case, at most a third of the word's length but at least 1 or 2), or if one is a
-    /// prefix of the other.
-    public static func suggestion(for word: String, among candidates: [String]) -> String? {
-        let lowered = word.lowercased()
-        guard !lowered.isEmpty else { return nil }
-        let allowed = lowered.count <= 3 ? 1 : max(2, lowered.count / 3)
-        var best: (candidate: String, distance: Int)?
-        for candidate in candidates {
-            let other = candidate.lowercased()
-            var distance = editDistance(Array(lowered.unicodeScalars), Array(other.unicodeScalars))
-            if distance > allowed, other.hasPrefix(lowered) || lowered.hasPrefix(other),
-                min(other.count, lowered.count) >= 3
-            {
-                distance = allowed
-            }
-            if distance <= allowed, distance < (best?.distance ?? .max) { best = (candidate, distance) }
-        }
-        return best?.candidate
-    }
-
-    /// ` (did you mean 'baud'?)` or ` (expected port, baud or reset)`.
-    public static func hint(for word: String, among candidates: [String]) -> String {
-        if let suggestion = suggestion(for: word, among: candidates) { return " (did you mean '\(suggestion)'?)" }
-        return candidates.isEmpty ? "" : " (expected \(list(candidates)))"
-    }
-
-    /// A number as written in messages: `4000`, `7.5`, `0.625`.
-    public static func number(_ value: Double) -> String {
-        if value.rounded() == value, abs(value) < 1e15 { return String(Int64(value)) }
-        return String(value)
-    }
-
-    /// Optimal string alignment distance: insertions, deletions, substitutions and adjacent transpositions.
-    static func editDistance(_ a: [Unicode.Scalar], _ b: [Unicode.Scalar]) -> Int {
-        if a.isEmpty { return b.count }
-        if b.isEmpty { return a.count }
-        var previous2 = [Int](repeating: 0, count: b.count + 1)
-        var previous = Array(0...b.count)
-        var current = [Int](repeating: 0, count: b.count + 1)
-        for i in 1...a.count {
-            current[0] = i
-            for j in 1...b.count {
-                let cost = a[i - 1] == b[j - 1] ? 0 : 1
-                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
-                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
-                    current[j] = min(current[j], previous2[j - 2] + 1)
-                }
-            }
-            (previous2, previous, current) = (previous, current, previous2)
-        }
-        return previous[b.count]
-    }
 }

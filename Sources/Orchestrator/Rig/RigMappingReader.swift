@@ -131,7 +131,8 @@ public struct RigMappingReader {
         for entry in entries where !knownKeys.contains(entry.key) {
             diagnostics.record(
                 .unknownKey,
-                "unknown key '\(entry.key)' in \(noun)\(RigWording.hint(for: entry.key, among: knownKeys))",
+                "unknown key \(RigWording.quoted(entry.key)) in \(noun)"
+                    + RigWording.hint(for: entry.key, among: knownKeys),
                 at: entry.keyLocation)
         }
     }

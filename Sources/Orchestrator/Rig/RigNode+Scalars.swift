@@ -23,7 +23,7 @@ extension RigNode {
                     + (quoted ? " (remove the quotes)" : ""))
         }
         guard let value = T(exactly: parsed), range.contains(value) else {
-            throw issue(.outOfRange, "'\(key)' must be \(bounds), found \(scalar.text)")
+            throw issue(.outOfRange, "'\(key)' must be \(bounds), found \(RigWording.excerpt(scalar.text))")
         }
         return value
     }
@@ -44,14 +44,15 @@ extension RigNode {
                     + (quoted ? " (remove the quotes)" : ""))
         }
         guard range.contains(value) else {
-            throw issue(.outOfRange, "'\(key)' must be \(bounds), found \(scalar.text)")
+            throw issue(.outOfRange, "'\(key)' must be \(bounds), found \(RigWording.excerpt(scalar.text))")
         }
         if let step {
             let steps = value / step
             guard abs(steps - steps.rounded()) < 1e-9 else {
                 throw issue(
                     .outOfRange,
-                    "'\(key)' must be a multiple of \(RigWording.number(step))\(suffix), found \(scalar.text)")
+                    "'\(key)' must be a multiple of \(RigWording.number(step))\(suffix), "
+                        + "found \(RigWording.excerpt(scalar.text))")
             }
         }
         return value
@@ -83,7 +84,8 @@ extension RigNode {
         if let loose = T.allCases.first(where: { $0.rawValue.lowercased() == scalar.text.lowercased() }) {
             return loose
         }
-        throw issue(.invalidValue, "unknown \(noun) '\(scalar.text)' (expected \(RigWording.list(names)))")
+        throw issue(
+            .invalidValue, "unknown \(noun) \(RigWording.quoted(scalar.text)) (expected \(RigWording.list(names)))")
     }
 
     /// Parses a YAML integer: optional sign, then decimal digits, `0x` hex, `0o` octal or `0b` binary, with `_`

@@ -1,106 +1,155 @@
-import Yams
-
-/// Yams' parse errors as issues in the rig file format: one line, `file:line:column`.
+/// libyaml's parse failures as issues in the rig file format: one line, `file:line:column`, in our own words where
+/// libyaml's would name its internals.
 extension RigNode {
-    static func syntaxIssue(_ error: YamlError, file: String, text: String) -> RigFileIssue {
-        func at(_ mark: Mark) -> SourceLocation { SourceLocation(file: file, line: mark.line, column: mark.column) }
-        switch error {
-        case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _),
-            .composer(let context, let problem, let mark, _):
-            if context?.text == "expected a single document in the stream" {
-                return RigFileIssue(.syntax, "a second YAML document starts here; a rig file holds one", at: at(mark))
-            }
-            var message = "YAML syntax error: \(problem)"
-            if let context {
-                message += " (\(context.text) that starts at \(context.mark.line):\(context.mark.column))"
-            }
-            if character(at: mark, in: text) == "\t" { message += "; YAML does not allow tabs for indentation" }
-            return RigFileIssue(.syntax, message, at: at(mark))
-        case .reader(let problem, let offset, let value, _):
-            let place = offset.flatMap { position(ofCharacterOffset: $0, in: text) } ?? Position(line: 1, column: 1)
-            let hex = String(UInt32(max(value, 0)), radix: 16, uppercase: true)
-            let character = value >= 0 ? " (U+\(String(repeating: "0", count: max(0, 4 - hex.count)) + hex))" : ""
+    /// The issue for `failure`; `depth` is how deeply the composer was nested when libyaml stopped.
+    static func syntaxIssue(_ failure: YAMLParseFailure, depth: Int, file: String, bytes: [UInt8]) -> RigFileIssue {
+        func at(_ mark: YAMLMark) -> SourceLocation { SourceLocation(file: file, line: mark.line, column: mark.column) }
+        switch failure.stage {
+        case .memory:
             return RigFileIssue(
-                .syntax, "YAML syntax error: \(problem)\(character)",
-                at: SourceLocation(file: file, line: place.line, column: place.column))
-        default:
-            let firstLine = String(describing: error).split(separator: "\n").first.map(String.init) ?? "unknown"
-            return RigFileIssue(.syntax, "YAML error: \(firstLine)", at: SourceLocation(file: file, line: 1, column: 1))
-        }
-    }
-
-    /// The Unicode scalar at a libyaml position, if there is one.
-    static func character(at mark: Mark, in text: String) -> Unicode.Scalar? {
-        let scalars = Array(text.unicodeScalars)
-        guard let start = KeyRenaming.lineStart(mark.line, in: scalars) else { return nil }
-        let index = start + mark.column - 1
-        return index < scalars.count ? scalars[index] : nil
-    }
-
-    /// The line and column (in Unicode scalars) of the `offset`-th Character of `text`.
-    static func position(ofCharacterOffset offset: Int, in text: String) -> Position? {
-        guard let index = text.index(text.startIndex, offsetBy: offset, limitedBy: text.endIndex) else { return nil }
-        var line = 1
-        var column = 1
-        var previous: Unicode.Scalar?
-        for scalar in text.unicodeScalars[..<index] {
-            if KeyRenaming.isBreak(scalar), !(scalar == "\n" && previous == "\r") {
-                line += 1
-                column = 1
-            } else if !(scalar == "\n" && previous == "\r") {
-                column += 1
+                .tooLarge, "the rig file is too large: the YAML parser ran out of memory", at: at(failure.mark))
+        case .reader:
+            let place = YAMLText.mark(ofByteOffset: failure.byteOffset, in: bytes)
+            let character = failure.value >= 0 ? " (\(YAMLText.codePoint(UInt32(failure.value))))" : ""
+            return RigFileIssue(.syntax, "YAML syntax error: \(failure.problem)\(character)", at: at(place))
+        case .scanner, .parser:
+            if failure.problem.contains("nesting level") || failure.problem.contains("yaml_") {
+                // libyaml's own nesting limit (1000 levels). Its scanner reads up to 1024 characters ahead of the
+                // parser on one line, so the limit trips before the composer sees the depth: find where the flow
+                // collections on this line pass ours.
+                let limit = RigNodeComposer.depthLimit
+                let place =
+                    YAMLText.flowNesting(passing: limit, from: depth, at: failure.mark, in: bytes) ?? failure.mark
+                return RigFileIssue(
+                    .tooLarge, "the rig file is too large: nested deeper than \(limit) levels here", at: at(place))
             }
-            previous = scalar
+            var message = "YAML syntax error: \(ownWording[failure.problem] ?? failure.problem)"
+            if let context = failure.context, let mark = failure.contextMark {
+                message += " (\(context) that starts at \(mark.line):\(mark.column))"
+            }
+            if YAMLText.scalar(at: failure.mark, in: bytes) == "\t" {
+                message += "; YAML does not allow tabs for indentation"
+            } else if YAMLText.line(failure.mark.line, in: bytes).contains("\u{FEFF}") {
+                message += "; remove the byte order mark (U+FEFF) from this line"
+            }
+            return RigFileIssue(.syntax, message, at: at(failure.mark))
         }
-        return Position(line: line, column: column)
     }
+
+    /// libyaml problems reworded: typos and terms a rig file's reader should not need.
+    static let ownWording: [String: String] = [
+        "did not find expected hexdecimal number": "did not find the expected hexadecimal number",
+        "found incompatible YAML document": "found a %YAML directive for a version other than 1.x",
+        "did not find expected <document start>": "did not find the '---' that starts a document",
+    ]
 }
 
-/// Renames one mapping key in YAML text without moving anything else (see ``RigNode/parse(yaml:file:diagnostics:)``).
-enum KeyRenaming {
+/// Positions in YAML text counted the way libyaml counts them.
+enum YAMLText {
     /// libyaml's line breaks: LF, CR (CR LF counts once), NEL, LS, PS.
     static func isBreak(_ scalar: Unicode.Scalar) -> Bool {
         ["\n", "\r", "\u{85}", "\u{2028}", "\u{2029}"].contains(scalar)
     }
 
-    /// The index in `scalars` where 1-based `line` starts.
-    static func lineStart(_ line: Int, in scalars: [Unicode.Scalar]) -> Int? {
-        var current = 1
-        var index = 0
-        while current < line {
-            guard index < scalars.count else { return nil }
-            let scalar = scalars[index]
-            index += 1
-            if scalar == "\r", index < scalars.count, scalars[index] == "\n" { index += 1 }
-            if isBreak(scalar) { current += 1 }
+    /// The line and column of the character at UTF-8 offset `offset` (the end of the text if it is past it).
+    static func mark(ofByteOffset offset: Int, in bytes: [UInt8]) -> YAMLMark {
+        var found = YAMLMark(line: 1, column: 1)
+        walk(bytes) { _, byteOffset, mark in
+            found = mark
+            return byteOffset < offset
         }
-        return index
+        return found
     }
 
-    /// `text` with the key `key` written at `position` (plain, or quoted without escapes) replaced by private-use
-    /// characters unique to `attempt`; nil if the text there is not the key as expected.
-    static func rename(_ key: String, at position: RigNode.Position, in text: String, attempt: Int) -> String? {
-        var scalars = Array(text.unicodeScalars)
-        guard let lineStart = lineStart(position.line, in: scalars) else { return nil }
-        var start = lineStart + position.column - 1
-        let keyScalars = Array(key.unicodeScalars)
-        guard !keyScalars.isEmpty, start < scalars.count else { return nil }
-        if scalars[start] == "\"" || scalars[start] == "'" {
-            let quote = scalars[start]
-            guard !key.unicodeScalars.contains(quote), !key.unicodeScalars.contains("\\") else { return nil }
-            start += 1
-            let end = start + keyScalars.count
-            guard end < scalars.count, scalars[end] == quote else { return nil }
+    /// The Unicode scalar at a libyaml position, if there is one.
+    static func scalar(at target: YAMLMark, in bytes: [UInt8]) -> Unicode.Scalar? {
+        var found: Unicode.Scalar?
+        walk(bytes) { scalar, _, mark in
+            if mark == target { found = scalar }
+            return mark.line <= target.line && found == nil
         }
-        guard start + keyScalars.count <= scalars.count,
-            Array(scalars[start..<start + keyScalars.count]) == keyScalars
-        else { return nil }
-        for offset in keyScalars.indices {
-            let digit = offset < 2 ? (attempt / (offset == 0 ? 1 : 6_400)) % 6_400 : 0
-            scalars[start + offset] = Unicode.Scalar(0xE000 + UInt32(digit))!
+        return found
+    }
+
+    /// The text of 1-based `line`, without its break.
+    static func line(_ line: Int, in bytes: [UInt8]) -> String {
+        var text = String.UnicodeScalarView()
+        walk(bytes) { scalar, _, mark in
+            if mark.line == line, !isBreak(scalar) { text.append(scalar) }
+            return mark.line <= line
         }
-        var view = String.UnicodeScalarView()
-        view.append(contentsOf: scalars)
-        return String(view)
+        return String(text)
+    }
+
+    /// Where the flow collections (`[`, `{`) that open on `origin`'s line, from `origin` on, first nest deeper than
+    /// `limit`, starting at depth `depth`; quoted scalars and comments are skipped. Nil if they never do.
+    static func flowNesting(passing limit: Int, from depth: Int, at origin: YAMLMark, in bytes: [UInt8]) -> YAMLMark? {
+        var depth = depth
+        var quote: Unicode.Scalar?
+        var escaped = false
+        var previous: Unicode.Scalar = " "
+        var found: YAMLMark?
+        walk(bytes) { scalar, _, mark in
+            guard mark.line == origin.line else { return mark.line < origin.line }
+            guard mark.column >= origin.column else { return true }
+            defer { previous = scalar }
+            if let open = quote {
+                if escaped {
+                    escaped = false
+                } else if open == "\"", scalar == "\\" {
+                    escaped = true
+                } else if scalar == open {
+                    quote = nil
+                }
+                return true
+            }
+            switch scalar {
+            case "[", "{":
+                depth += 1
+                if depth > limit {
+                    found = mark
+                    return false
+                }
+            case "]", "}":
+                depth -= 1
+            case "\"", "'":
+                quote = scalar
+            case "#" where previous == " " || previous == "\t":
+                return false
+            default:
+                break
+            }
+            return true
+        }
+        return found
+    }
+
+    /// `U+0007`.
+    static func codePoint(_ value: UInt32) -> String {
+        let hex = String(value, radix: 16, uppercase: true)
+        return "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+    }
+
+    /// Calls `body` with each scalar, its UTF-8 offset and its position, then once more past the end (with U+0000),
+    /// until `body` returns false.
+    private static func walk(_ bytes: [UInt8], _ body: (Unicode.Scalar, Int, YAMLMark) -> Bool) {
+        var mark = YAMLMark(line: 1, column: 1)
+        var offset = 0
+        var previousWasCR = false
+        for scalar in String(decoding: bytes, as: UTF8.self).unicodeScalars {
+            if previousWasCR, scalar != "\n" {
+                mark = YAMLMark(line: mark.line + 1, column: 1)
+            }
+            guard body(scalar, offset, mark) else { return }
+            offset += UTF8.width(scalar)
+            previousWasCR = scalar == "\r"
+            if isBreak(scalar), scalar != "\r" {
+                mark = YAMLMark(line: mark.line + 1, column: 1)
+            } else {
+                mark.column += 1
+            }
+        }
+        if previousWasCR { mark = YAMLMark(line: mark.line + 1, column: 1) }
+        _ = body("\0", offset, mark)
     }
 }

@@ -1,5 +1,5 @@
-/// A YAML node of a rig file with the place it was written: a small value tree the loader builds from Yams'
-/// representation tree and then reads with ``RigMappingReader``.
+/// A YAML node of a rig file with the place it was written: a small value tree the loader builds from libyaml's
+/// events (``RigNodeComposer``) and then reads with ``RigMappingReader``.
 ///
 /// Scalars keep their text and whether they were quoted; the reader decides their type from the key they belong
 /// to, so `name: 1234` is a string, `baud: "115200"` is not a number, and `no` is never read as false. Suite options
@@ -74,7 +74,7 @@ public struct RigNode: Hashable, Sendable {
         switch content {
         case .scalar(let scalar) where scalar.isNull: return "nothing"
         case .scalar(let scalar):
-            let text = scalar.text.count > 40 ? String(scalar.text.prefix(37)) + "..." : scalar.text
+            let text = RigWording.excerpt(scalar.text)
             return scalar.isQuoted ? "the string \"\(text)\"" : "'\(text)'"
         case .sequence: return "a list"
         case .mapping: return "a mapping"
