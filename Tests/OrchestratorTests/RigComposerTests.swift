@@ -114,6 +114,13 @@ import struct Orchestrator.SourceLocation
         #expect(error.first.message == message)
     }
 
+    @Test(arguments: [("rig: t\nra", "2:3"), ("rig: 'open", "1:11"), ("a: [1,", "1:7"), ("a:\n  - [", "2:6")])
+    func theEndOfAFileWithoutALineBreakIsLocatedInsideIt(_ text: String, _ at: String) throws {
+        // libyaml itself places it on the line below, which the file does not have.
+        let error = try #require(failure(text))
+        #expect(error.issues.map(\.location.lineAndColumn) == [at])
+    }
+
     @Test func anExplicitlyStartedAndEndedDocumentIsOneDocument() throws {
         let (root, issues) = try parse("---\na: 1\n...\n")
         #expect(issues.isEmpty)

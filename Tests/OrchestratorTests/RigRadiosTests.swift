@@ -74,6 +74,17 @@ private let brokenRadios: [BrokenRig] = [
         "radio 'dongle' is bluez but radio 'sim' (at 3:5) is virtual: a rig's radios are all virtual or all "
             + "hardware, since virtual boards are reachable only by virtual radios"),
     BrokenRig(
+        "hardware radios after a virtual one",
+        yaml(
+            "rig: t", "radios:", "  - {id: sim, kind: virtual}", "  - {id: a, kind: bluez, adapter: hci0}",
+            "  - {id: b, kind: bluez, adapter: hci1}", "boards: [{id: b1, profile: hrm}]", "suites: [discovery]"),
+        .conflict, at: "4:5",
+        "radio 'a' is bluez but radio 'sim' (at 3:5) is virtual: a rig's radios are all virtual or all hardware, "
+            + "since virtual boards are reachable only by virtual radios"),
+    BrokenRig(
+        "radios written without a value", yaml("rig: t", "radios:", board, "suites: [discovery]"), .missingKey,
+        at: "2:1", "the rig file needs 'radios' to have a value"),
+    BrokenRig(
         "one BlueZ adapter twice",
         yaml(
             "rig: t", "radios:", "  - {id: r1, kind: bluez}", "  - {id: r2, kind: bluez, adapter: hci0}", board,

@@ -16,11 +16,15 @@ extension RigConfig {
         let radiosNode = reader.value("radios")
         let radios = decodeRadios(
             single: radioNode, list: radiosNode, radiosKey: reader.keyLocation("radios"), diagnostics: diagnostics)
-        if radioNode == nil, radiosNode == nil, !reader.contains("radios") {
-            reader.recordMissing(
-                "radio", because: " (virtual, {kind: bluez, adapter: hci0} or {kind: hci, ...}), or a 'radios' list")
-        } else if radioNode == nil, radiosNode == nil {
-            reader.recordMissing("radios")
+        if radioNode == nil, radiosNode == nil {
+            // `radios:` written without a value is missing its value; otherwise the one-radio form is asked for.
+            if reader.keyLocation("radios") != nil, reader.keyLocation("radio") == nil {
+                reader.recordMissing("radios")
+            } else {
+                reader.recordMissing(
+                    "radio", because: " (virtual, {kind: bluez, adapter: hci0} or {kind: hci, ...}), or a 'radios' list"
+                )
+            }
         }
         let boardsNode = reader.value("boards")
         let boards = boardsNode.map { decodeBoards($0, radios: radios, diagnostics: diagnostics) }

@@ -31,7 +31,8 @@ extension RigConfig {
         }
     }
 
-    /// Reads `radios:`: ids unique ignoring case, no device held twice, no virtual radio beside a hardware one.
+    /// Reads `radios:`: ids unique ignoring case, no device held twice, no virtual radio beside a hardware one
+    /// (reported once, at the first radio that differs from the first radio).
     private static func decodeRadioList(_ node: RigNode, diagnostics: RigDiagnostics) -> DecodedRadios {
         guard let elements = node.elements else {
             diagnostics.record(
@@ -45,6 +46,7 @@ extension RigConfig {
             return DecodedRadios()
         }
         var radios: [RadioConfig] = []
+        var mixed = false
         var seen = RigBindingRegistry(diagnostics: diagnostics)
         for (index, element) in elements.enumerated() {
             guard let radio = RadioConfig.decode(entry: element, index: index, diagnostics: diagnostics),
@@ -56,7 +58,8 @@ extension RigConfig {
                 let at = element["adapter"]?.location ?? element["transport"]?.location ?? element.location
                 seen.claim(device, by: "radio \(RigWording.quoted(radio.id))", at: at)
             }
-            if let first = radios.first, first.isVirtual != radio.isVirtual {
+            if !mixed, let first = radios.first, first.isVirtual != radio.isVirtual {
+                mixed = true
                 diagnostics.record(
                     .conflict,
                     "radio \(RigWording.quoted(radio.id)) is \(radio.kindName) but radio \(RigWording.quoted(first.id)) "
@@ -67,6 +70,7 @@ extension RigConfig {
             radios.append(radio)
         }
         let written = elements.compactMap { element in element["id"]?.scalar.flatMap { $0.isNull ? nil : $0.text } }
-        return DecodedRadios(configs: radios, writtenIDs: written)
+        // Mixed radios leave it open which boards are virtual: no board is checked against them.
+        return DecodedRadios(configs: mixed ? nil : radios, writtenIDs: written)
     }
 }

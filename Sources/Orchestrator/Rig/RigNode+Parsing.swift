@@ -13,7 +13,7 @@ extension RigNode {
         var bytes = Array(text.utf8)
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
         let reader = YAMLEventReader(bytes: bytes)
-        var composer = RigNodeComposer(file: file, diagnostics: diagnostics)
+        var composer = RigNodeComposer(file: file, diagnostics: diagnostics, end: YAMLText.endMark(of: bytes))
         while true {
             let event: YAMLEvent
             do {

@@ -3,7 +3,11 @@
 extension RigNode {
     /// The issue for `failure`; `depth` is how deeply the composer was nested when libyaml stopped.
     static func syntaxIssue(_ failure: YAMLParseFailure, depth: Int, file: String, bytes: [UInt8]) -> RigFileIssue {
-        func at(_ mark: YAMLMark) -> SourceLocation { SourceLocation(file: file, line: mark.line, column: mark.column) }
+        let end = YAMLText.endMark(of: bytes)
+        func at(_ mark: YAMLMark) -> SourceLocation {
+            let mark = mark.clamped(to: end)
+            return SourceLocation(file: file, line: mark.line, column: mark.column)
+        }
         switch failure.stage {
         case .memory:
             return RigFileIssue(
@@ -48,7 +52,10 @@ extension RigNode {
 enum YAMLText {
     /// libyaml's line breaks: LF, CR (CR LF counts once), NEL, LS, PS.
     static func isBreak(_ scalar: Unicode.Scalar) -> Bool {
-        ["\n", "\r", "\u{85}", "\u{2028}", "\u{2029}"].contains(scalar)
+        switch scalar {
+        case "\n", "\r", "\u{85}", "\u{2028}", "\u{2029}": true
+        default: false
+        }
     }
 
     /// The line and column of the character at UTF-8 offset `offset` (the end of the text if it is past it).
@@ -59,6 +66,17 @@ enum YAMLText {
             return byteOffset < offset
         }
         return found
+    }
+
+    /// The position just past the last character. libyaml reports the end of a file that does not end with a line
+    /// break one line further down, outside the file; ``YAMLMark/clamped(to:)`` moves such marks back here.
+    static func endMark(of bytes: [UInt8]) -> YAMLMark {
+        var end = YAMLMark(line: 1, column: 1)
+        walk(bytes) { _, _, mark in
+            end = mark
+            return true
+        }
+        return end
     }
 
     /// The Unicode scalar at a libyaml position, if there is one.

@@ -22,6 +22,8 @@ struct RigNodeComposer {
 
     let file: String
     let diagnostics: RigDiagnostics
+    /// Just past the text's last character: no location lies beyond it.
+    let end: YAMLMark
 
     /// The collections being built, outermost first.
     private var frames: [Frame] = []
@@ -31,9 +33,10 @@ struct RigNodeComposer {
     private var documents = 0
     private var root: RigNode?
 
-    init(file: String, diagnostics: RigDiagnostics) {
+    init(file: String, diagnostics: RigDiagnostics, end: YAMLMark) {
         self.file = file
         self.diagnostics = diagnostics
+        self.end = end
     }
 
     /// Takes the next event; returns the document's root once the stream ends.
@@ -99,7 +102,8 @@ struct RigNodeComposer {
     var depth: Int { frames.count }
 
     private func location(_ mark: YAMLMark) -> SourceLocation {
-        SourceLocation(file: file, line: mark.line, column: mark.column)
+        let mark = mark.clamped(to: end)
+        return SourceLocation(file: file, line: mark.line, column: mark.column)
     }
 
     /// Counts `nodes` more nodes, throwing once the total passes ``nodeLimit``.

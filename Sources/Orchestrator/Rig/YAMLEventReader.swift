@@ -28,6 +28,11 @@ struct YAMLMark: Hashable {
     }
 
     init(_ mark: yaml_mark_t) { self.init(line: Int(mark.line) + 1, column: Int(mark.column) + 1) }
+
+    /// This mark, or `end` if it lies past it.
+    func clamped(to end: YAMLMark) -> YAMLMark {
+        (line, column) > (end.line, end.column) ? end : self
+    }
 }
 
 /// Why libyaml stopped: its own problem and context strings, and where.
