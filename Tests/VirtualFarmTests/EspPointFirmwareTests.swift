@@ -48,7 +48,9 @@ struct EspPointFirmwareTests {
             // What an active scanner receives: the advertisement and the scan response together. (Scanning through
             // VirtualCentral is not used here: VirtualAir re-arms an advertising event at the instant it fires.)
             let seen = state.data.merged(with: state.scanResponse)
-            #expect(ScanFilter(services: [EspPoint.sensorService], namePrefixes: ["ESP-Point-"]).accepts(seen))
+            #expect(
+                ScanFilter(services: [EspPoint.sensorService], namePrefixes: ["ESP-Point-"]).accepts(
+                    seen, from: rig.board.address))
             #expect(seen.localName == Self.name)
         }
     }

@@ -56,6 +56,8 @@ public protocol GATTConnection: AnyObject, Sendable {
 
 /// Which advertisements a scan reports. Empty lists mean "any".
 public struct ScanFilter: Sendable, Hashable {
+    /// Report only these devices.
+    public var addresses: [DeviceAddress]
     /// Report a device only when it advertises at least one of these services.
     public var services: [BluetoothUUID]
     /// Report a device only when its local name (complete or shortened) starts with one of these.
@@ -63,13 +65,19 @@ public struct ScanFilter: Sendable, Hashable {
     /// Report each address once per scan rather than at every advertising event.
     public var deduplicate: Bool
 
-    public init(services: [BluetoothUUID] = [], namePrefixes: [String] = [], deduplicate: Bool = true) {
+    public init(
+        addresses: [DeviceAddress] = [], services: [BluetoothUUID] = [], namePrefixes: [String] = [],
+        deduplicate: Bool = true
+    ) {
+        self.addresses = addresses
         self.services = services
         self.namePrefixes = namePrefixes
         self.deduplicate = deduplicate
     }
 
-    public func accepts(_ data: AdvertisingData) -> Bool {
+    /// True when an advertisement from `address` carrying `data` passes every part of the filter.
+    public func accepts(_ data: AdvertisingData, from address: DeviceAddress) -> Bool {
+        if !addresses.isEmpty, !addresses.contains(address) { return false }
         if !services.isEmpty, !data.serviceUUIDs.contains(where: services.contains) { return false }
         if !namePrefixes.isEmpty {
             guard let name = data.localName, namePrefixes.contains(where: { name.hasPrefix($0) }) else { return false }

@@ -142,7 +142,7 @@ public final class VirtualAir: @unchecked Sendable {
     }
 
     private func deliver(_ report: Advertisement) {
-        for i in scanners.indices where scanners[i].filter.accepts(report.data) {
+        for i in scanners.indices where scanners[i].filter.accepts(report.data, from: report.address) {
             if scanners[i].filter.deduplicate {
                 guard scanners[i].seen.insert(report.address).inserted else { continue }
             }

@@ -1,7 +1,5 @@
-import BLECore
-
-/// A deterministic random number generator (xoshiro256**, seeded through SplitMix64). Each part of a simulation
-/// draws from its own stream, named by a label, so adding a board does not change another board's numbers.
+/// A deterministic random number generator (xoshiro256**, seeded through SplitMix64). Each part of a simulation or
+/// a suite draws from its own stream, named by a label, so adding a board does not change another board's numbers.
 public struct SeededRandom: RandomNumberGenerator, Sendable {
     private var state: (UInt64, UInt64, UInt64, UInt64)
 
@@ -30,9 +28,6 @@ public struct SeededRandom: RandomNumberGenerator, Sendable {
     /// A uniform double in [0, 1).
     public mutating func nextUnit() -> Double { Double(next() >> 11) * 0x1.0p-53 }
 
-    /// An exponentially distributed value with the given mean (the gap between events of a Poisson process).
-    public mutating func nextExponential(mean: Double) -> Double { -mean * log1p(-nextUnit()) }
-
     /// FNV-1a over the label's UTF-8 bytes.
     static func hash(_ label: String) -> UInt64 {
         label.utf8.reduce(0xCBF2_9CE4_8422_2325) { ($0 ^ UInt64($1)) &* 0x0000_0100_0000_01B3 }
@@ -48,9 +43,3 @@ public struct SeededRandom: RandomNumberGenerator, Sendable {
 }
 
 @inline(__always) private func rotl(_ x: UInt64, _ k: UInt64) -> UInt64 { (x << k) | (x >> (64 - k)) }
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
