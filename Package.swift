@@ -21,9 +21,14 @@ let package = Package(
     targets: [
         .target(name: "BLECore"),
         .target(name: "DeviceProfiles", dependencies: ["BLECore"]),
+        // The capabilities every bench offers (radios, power, reset, console, capture, clock): what the
+        // orchestrator sees, and what the virtual farm, the HCI host and serial/hub hardware implement.
+        .target(name: "BenchCore", dependencies: ["BLECore", "DeviceProfiles"]),
         .target(
             name: "VirtualFarm",
-            dependencies: ["BLECore", "DeviceProfiles", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: [
+                "BLECore", "BenchCore", "DeviceProfiles", .product(name: "Crypto", package: "swift-crypto"),
+            ]
         ),
         .target(
             name: "CentralStack",
@@ -49,7 +54,9 @@ let package = Package(
         ),
         .testTarget(name: "BLECoreTests", dependencies: ["BLECore"]),
         .testTarget(name: "DeviceProfilesTests", dependencies: ["DeviceProfiles", "BLECore"]),
-        .testTarget(name: "VirtualFarmTests", dependencies: ["VirtualFarm", "CentralStack", "DeviceProfiles", "BLECore"]),
+        .testTarget(
+            name: "VirtualFarmTests", dependencies: ["VirtualFarm", "BenchCore", "CentralStack", "DeviceProfiles", "BLECore"]
+        ),
         .testTarget(name: "CentralStackTests", dependencies: ["CentralStack", "VirtualFarm", "DeviceProfiles", "BLECore"]),
         .testTarget(name: "ReportsTests", dependencies: ["Reports"], exclude: ["Fixtures"]),
         .testTarget(name: "OrchestratorTests", dependencies: ["Orchestrator"]),

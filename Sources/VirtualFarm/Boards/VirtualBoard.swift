@@ -28,8 +28,13 @@ public final class VirtualBoard: AirPeripheral, @unchecked Sendable {
     /// Notifications the board could not queue because the link's transmit buffers were full (dropped, as the
     /// ESP-IDF and ArduinoBLE stacks do when congested).
     public private(set) var notificationsDropped = 0
-    /// Every line the board printed on its serial console, with the instant it was printed.
+    /// The latest lines the board printed on its serial console (at most ``consoleHistoryLimit``), with the
+    /// instant each was printed. The whole console goes to ``consoleListener``; this is for tests and peeking.
     public private(set) var console: [(at: RigInstant, line: ConsoleLine)] = []
+    /// How many console lines ``console`` keeps: a board that logs for days must not fill memory.
+    public static let consoleHistoryLimit = 4096
+    /// True while the chip sits in its ROM bootloader waiting to be flashed (after a download-mode reset).
+    public private(set) var inBootloader = false
     /// Told of every console line as it is printed.
     public var consoleListener: ((RigInstant, ConsoleLine) -> Void)?
 
@@ -69,6 +74,7 @@ public final class VirtualBoard: AirPeripheral, @unchecked Sendable {
         guard isPowered else { return }
         halt()
         isPowered = false
+        inBootloader = false
     }
 
     /// Resets the chip (the EN line, a REBOOT command, a watchdog); the board boots again with `reason`.
@@ -76,7 +82,21 @@ public final class VirtualBoard: AirPeripheral, @unchecked Sendable {
         sim.assertIsolated()
         guard isPowered else { return }
         halt()
+        inBootloader = false
         boot(reason)
+    }
+
+    /// Resets the chip with its boot strap pin held (IO0 low on an ESP32): the ROM bootloader starts instead of
+    /// the application and waits to be flashed. It prints what an ESP32's ROM prints, does not advertise, and
+    /// stays there until the next reset or power cycle.
+    public func enterBootloader() {
+        sim.assertIsolated()
+        guard isPowered else { return }
+        halt()
+        generation += 1
+        inBootloader = true
+        print(.other("rst:0x1 (POWERON_RESET),boot:0x3 (DOWNLOAD_BOOT(UART0/UART1/SDIO_REI_REO_V2))"))
+        print(.other("waiting for download"))
     }
 
     private func halt() {
@@ -295,6 +315,7 @@ public final class VirtualBoard: AirPeripheral, @unchecked Sendable {
     }
 
     func print(_ line: ConsoleLine) {
+        if console.count >= Self.consoleHistoryLimit { console.removeFirst(Self.consoleHistoryLimit / 4) }
         console.append((sim.now, line))
         consoleListener?(sim.now, line)
     }
@@ -304,7 +325,7 @@ public final class VirtualBoard: AirPeripheral, @unchecked Sendable {
     /// A line typed on the board's serial console (device-profiles.md: `status`, `reboot`, `pair`, …).
     public func type(_ line: String) {
         sim.assertIsolated()
-        guard isPowered, server != nil else { return }
+        guard isPowered, !inBootloader, server != nil else { return }
         let words = line.split(separator: " ")
         switch words.first {
         case nil: return
