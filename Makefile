@@ -35,10 +35,13 @@ test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
-# bench: release build, then the virtual campaign's wall time and simulation work
+# bench: release build; each run in its own process: the shipped rig (wall, CPU, peak RSS, bench time), a virtual
+# day of notifications on four boards (memory must not grow with duration), and how cost grows with boards
 bench: deps
 	$(SWIFT) build -c release
-	.build/release/blerig bench rigs/virtual.yaml $(ARGS)
+	.build/release/blerig bench campaign rigs/virtual.yaml --runs 5
+	.build/release/blerig bench campaign rigs/bench/notifications-24h.yaml --runs 1
+	.build/release/blerig bench scale $(ARGS)
 
 # clean: remove the build and every run's reports (reports/README.md stays)
 clean:

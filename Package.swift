@@ -38,17 +38,20 @@ let package = Package(
         .target(
             name: "Orchestrator",
             dependencies: [
-                "BLECore", "DeviceProfiles", "VirtualFarm", "CentralStack", "Reports",
+                "BLECore", "BenchCore", "DeviceProfiles", "CentralStack", "Reports",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
             exclude: ["Rig/README.md"]
         ),
+        // The composition root: the one place that builds a bench from a rig file, and so the one place that
+        // knows the bench implementations. Orchestrator itself cannot import them.
+        .target(name: "Benches", dependencies: ["BLECore", "BenchCore", "DeviceProfiles", "Orchestrator", "VirtualFarm"]),
         .executableTarget(
             name: "blerig",
             dependencies: [
-                "Orchestrator",
+                "Orchestrator", "Benches",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -59,7 +62,10 @@ let package = Package(
         ),
         .testTarget(name: "CentralStackTests", dependencies: ["CentralStack", "VirtualFarm", "DeviceProfiles", "BLECore"]),
         .testTarget(name: "ReportsTests", dependencies: ["Reports"], exclude: ["Fixtures"]),
-        .testTarget(name: "OrchestratorTests", dependencies: ["Orchestrator"]),
+        .testTarget(
+            name: "OrchestratorTests",
+            dependencies: ["Orchestrator", "Benches", "BenchCore", "VirtualFarm", "Reports", "BLECore"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Benches
 import Foundation
 import Orchestrator
 
@@ -8,11 +9,32 @@ struct Blerig: AsyncParsableCommand {
         commandName: "blerig",
         abstract: "Run Bluetooth LE test campaigns against a farm of boards, real or virtual.",
         discussion: """
-            A rig file names the radio, the boards (esp-point, nano33-ble-sense, hrm) and the suites to run. With \
+            A rig file names the radios, the boards (esp-point, nano33-ble-sense, hrm) and the suites to run. With \
             `radio: virtual` the boards are simulated behind a modelled radio link in virtual time, deterministic \
             from the seed: rigs/virtual.yaml is such a rig.
+
+            Exit status:
+            \(ExitStatus.table)
             """,
         subcommands: [Run.self, Bench.self])
+
+    /// Parses and runs; argument errors exit with the usage status blerig documents, not the parser's own 64.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var command = command as? any AsyncParsableCommand {
+                try await command.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            if exitCode(for: error) == .validationFailure {
+                LineOutput.standardError.print(fullMessage(for: error))
+                Foundation.exit(ExitStatus.usage.rawValue)
+            }
+            exit(withError: error)
+        }
+    }
 }
 
 /// Options shared by the commands that run a campaign.
@@ -31,7 +53,7 @@ struct CampaignOptions: ParsableArguments {
     var suites: [String]?
 
     func campaign() throws(CampaignError) -> Campaign {
-        try Campaign(rigFile: rig, seed: seed, suites: suites)
+        try Campaign(rigFile: rig, seed: seed, suites: suites, benches: BenchBuilder())
     }
 }
 
@@ -40,12 +62,15 @@ extension Blerig {
         static let configuration = CommandConfiguration(
             abstract: "Run a rig's suites on every board and write the reports.",
             discussion: """
-                Boards run in parallel; each prints its progress. At the end a summary table is printed and \
-                <out>/<run-id>/ holds junit.xml, run.jsonl, summary.txt, captures/<board>.btsnoop and \
-                console/<board>.log.
+                Boards run in parallel, each on a radio link the scheduler gives it; each prints its progress. \
+                <out>/<run-id>/ is created before anything runs; run.jsonl, captures/<board>.btsnoop and \
+                console/<board>.log grow while the run goes on, and junit.xml and summary.txt are written at the end.
 
-                Exit status: 0 every check passed; 1 a check failed or erred; 2 the rig file or the arguments are \
-                wrong, or the reports could not be written.
+                SIGINT or SIGTERM (or --timeout) stops the run: checks in flight are marked interrupted, the boards \
+                are left as the rig's after_run says, and every report is written. A second signal exits at once.
+
+                Exit status:
+                \(ExitStatus.table)
                 """)
 
         @OptionGroup var campaign: CampaignOptions
@@ -53,60 +78,74 @@ extension Blerig {
         @Option(help: ArgumentHelp("Directory the run's report directory is created in.", valueName: "DIR"))
         var out = "reports"
 
+        @Option(
+            help: ArgumentHelp(
+                "Stop the run after this much wall-clock time (90, 90s, 15m, 2h), as SIGINT would.",
+                valueName: "DURATION"),
+            transform: { text throws in
+                guard let duration = WallDuration.parse(text) else {
+                    throw ValidationError("--timeout: '\(text)' is not a duration such as 90, 90s, 15m or 2h")
+                }
+                return duration
+            })
+        var timeout: Duration?
+
         @Flag(name: .shortAndLong, help: "Print only failures and the summary.")
         var quiet = false
 
+        func validate() throws {
+            guard !out.isEmpty else { throw ValidationError("--out must name a directory, not ''") }
+        }
+
         func run() async throws {
+            let output = LineOutput.standardOutput
+            let errors = LineOutput.standardError
+            let control = RunControl()
+            let signals = SignalWatcher(control: control) { errors.print("blerig: \($0)") }
+            defer { withExtendedLifetime(signals) {} }
             let quiet = quiet
             let result: CampaignResult
             do {
-                result = try await campaign.campaign().run(outputRoot: out) { line in
-                    if !quiet || line.contains("FAILED") || line.contains("ERROR") { print(line) }
+                result = try await campaign.campaign().run(
+                    RunOptions(outputRoot: out, timeout: timeout), control: control
+                ) { line in
+                    if !quiet || line.contains("FAILED") || line.contains("ERROR") || line.contains("INTERRUPTED")
+                        || line.hasPrefix("run ")
+                    {
+                        output.print(line)
+                    }
                 }
             } catch {
-                FileHandle.standardError.write(Data("blerig: \(error.report)\n".utf8))
-                throw ExitCode(2)
+                errors.print("blerig: \(error.report)")
+                throw ExitCode(error.exitStatus.rawValue)
             }
-            print("")
-            print(result.summary)
-            for line in result.result.failingCheckLines() { print(line) }
-            print(
+            output.print("")
+            output.print(result.summary)
+            for line in result.result.failingCheckLines() { output.print(line) }
+            for problem in result.problems { errors.print("blerig: \(problem)") }
+            if let interruption = result.interruption { errors.print("blerig: run stopped: \(interruption)") }
+            output.print(
                 "reports: \(result.directory)/ (junit.xml, run.jsonl, summary.txt, captures/, console/); "
-                    + "\(format(result.virtualTime.seconds)) s of virtual time in \(format(result.wallTime.seconds)) s")
-            if !result.passed { throw ExitCode(1) }
-        }
-    }
-
-    struct Bench: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            abstract: "Time a virtual campaign: wall time, virtual time and simulation work per run.",
-            discussion:
-                "Runs the campaign --runs times into a temporary directory and prints one line per run and the median.")
-
-        @OptionGroup var campaign: CampaignOptions
-
-        @Option(help: "How many times to run the campaign.")
-        var runs = 3
-
-        func run() async throws {
-            let results: [CampaignResult]
-            do { results = try await campaign.campaign().bench(runs: runs) } catch {
-                FileHandle.standardError.write(Data("blerig: \(error.report)\n".utf8))
-                throw ExitCode(2)
-            }
-            for (index, result) in results.enumerated() {
-                let counts = result.result.counts
-                let speed = result.virtualTime.seconds / max(result.wallTime.seconds, 1e-9)
-                print(
-                    "run \(index + 1): wall \(format(result.wallTime.seconds)) s, "
-                        + "virtual \(format(result.virtualTime.seconds)) s (\(format(speed)) × real time), "
-                        + "\(result.timersFired) simulation timers, "
-                        + "checks \(counts.passed) passed / \(counts.failed) failed / \(counts.errors) errors")
-            }
-            let walls = results.map(\.wallTime.seconds).sorted()
-            print("median wall time over \(walls.count) run(s): \(format(walls[walls.count / 2])) s")
+                    + "\(format(result.benchTime.seconds)) s of bench time in \(format(result.wallTime.seconds)) s")
+            if result.status != .passed { throw ExitCode(result.status.rawValue) }
         }
     }
 }
 
-private func format(_ value: Double) -> String { String(format: "%.3f", value) }
+/// `90`, `90s`, `1.5m`, `2h` as a duration.
+enum WallDuration {
+    static func parse(_ text: String) -> Duration? {
+        let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600)]
+        var number = Substring(text.trimmingCharacters(in: .whitespaces))
+        var scale = 1.0
+        for (suffix, factor) in units where number.hasSuffix(suffix) {
+            number = number.dropLast(suffix.count)
+            scale = factor
+            break
+        }
+        guard let value = Double(number), value.isFinite, value > 0 else { return nil }
+        return .milliseconds(Int64((value * scale * 1000).rounded()))
+    }
+}
+
+func format(_ value: Double) -> String { String(format: "%.3f", value) }

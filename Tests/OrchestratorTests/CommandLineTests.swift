@@ -1,8 +1,12 @@
 import Foundation
 import Testing
 
-/// The `blerig` executable as CI calls it: exit status and what it prints. The binary is built next to this test
-/// bundle by `swift build --build-tests` (which `make test` runs).
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The `blerig` executable as CI calls it: exit status and what it prints, signals, pipes and concurrent runs. The
+/// binary is built next to this test bundle by `swift build --build-tests` (which `make test` runs).
 @Suite("blerig command line")
 struct CommandLineTests {
     static let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
@@ -14,7 +18,7 @@ struct CommandLineTests {
         var errors: String
     }
 
-    static func blerig(_ arguments: [String]) throws -> Outcome {
+    static func start(_ arguments: [String]) throws -> (Process, Pipe, Pipe) {
         try #require(
             FileManager.default.isExecutableFile(atPath: binary.path),
             "\(binary.path) is missing: build it with `swift build --build-tests` (make test does)")
@@ -25,15 +29,35 @@ struct CommandLineTests {
         process.standardOutput = output
         process.standardError = errors
         try process.run()
+        return (process, output, errors)
+    }
+
+    static func blerig(_ arguments: [String]) throws -> Outcome {
+        let (process, output, errors) = try start(arguments)
+        return finish(process, output, errors)
+    }
+
+    static func finish(_ process: Process, _ output: Pipe, _ errors: Pipe) -> Outcome {
+        let group = DispatchGroup()
+        nonisolated(unsafe) var err = Data()
+        group.enter()
+        DispatchQueue.global().async {
+            err = errors.fileHandleForReading.readDataToEndOfFile()
+            group.leave()
+        }
         let out = output.fileHandleForReading.readDataToEndOfFile()
-        let err = errors.fileHandleForReading.readDataToEndOfFile()
+        group.wait()
         process.waitUntilExit()
         return Outcome(
             status: process.terminationStatus, output: String(decoding: out, as: UTF8.self),
             errors: String(decoding: err, as: UTF8.self))
     }
 
-    static func rig(silentNano: Bool) throws -> String {
+    static func rig(
+        silentNano: Bool = false, suites: String = "[discovery, {commands: {repetitions: 1}}]"
+    ) throws
+        -> String
+    {
         let yaml = """
             rig: cli-test
             radio: virtual
@@ -43,18 +67,42 @@ struct CommandLineTests {
               - id: nano-01
                 profile: nano33-ble-sense
                 virtual: {advertising: \(!silentNano)}
-            suites: [discovery, {commands: {repetitions: 1}}]
+            suites: \(suites)
             """
         return try RigTesting.temporaryFile(Array(yaml.utf8))
+    }
+
+    /// Four boards listening to notifications for a virtual day: long enough in wall time to be interrupted.
+    static func dayLongRig() throws -> String {
+        try RigTesting.temporaryFile(
+            Array(
+                try String(contentsOfFile: RigTesting.path("rigs/virtual.yaml"), encoding: .utf8)
+                    .replacingOccurrences(of: "  - notifications", with: "  - notifications: {duration_s: 86400}")
+                    .utf8))
     }
 
     static var output: String {
         FileManager.default.temporaryDirectory.appendingPathComponent("blerig-cli-\(UUID().uuidString)").path
     }
 
+    /// The one run directory under `root` (waits up to 60 s for it and for `file` in it to contain `text`).
+    static func waitFor(_ text: String, in file: String, under root: String) throws -> String {
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline {
+            if let name = try? FileManager.default.contentsOfDirectory(atPath: root).first,
+                let contents = try? String(contentsOfFile: "\(root)/\(name)/\(file)", encoding: .utf8),
+                contents.contains(text)
+            {
+                return "\(root)/\(name)"
+            }
+            usleep(20_000)
+        }
+        throw CancellationError()
+    }
+
     @Test("every check passing exits 0 and prints the summary and where the reports are")
     func passingRun() throws {
-        let outcome = try Self.blerig(["run", try Self.rig(silentNano: false), "--out", Self.output])
+        let outcome = try Self.blerig(["run", try Self.rig(), "--out", Self.output])
         #expect(outcome.status == 0)
         #expect(outcome.errors.isEmpty)
         #expect(outcome.output.contains("[hrm-01] discovery / advertises as hrm: passed"))
@@ -88,13 +136,108 @@ struct CommandLineTests {
         #expect(outcome.output.isEmpty)
     }
 
-    @Test("--help reads as a manual for each command")
+    @Test(
+        "argument errors exit with the usage status, 2, and say what is wrong",
+        arguments: [
+            (["nosuchcmd"], "Unexpected argument 'nosuchcmd'"), (["run", "RIG", "--seed", "abc"], "--seed"),
+            (["run"], "Missing expected argument"), (["run", "RIG", "--out", ""], "--out must name a directory"),
+            (["run", "RIG", "--timeout", "soon"], "--timeout: 'soon' is not a duration"),
+            (["bench", "scale", "--sizes", "0"], "'0' is not a count"),
+        ])
+    func usageErrors(arguments: [String], expected: String) throws {
+        let rig = try Self.rig()
+        let outcome = try Self.blerig(arguments.map { $0 == "RIG" ? rig : $0 })
+        #expect(outcome.status == 2)
+        #expect(outcome.errors.contains(expected), "\(outcome.errors)")
+    }
+
+    @Test("--help reads as a manual for each command and lists the exit statuses")
     func help() throws {
         let root = try Self.blerig(["--help"])
         #expect(root.status == 0)
         #expect(root.output.contains("run") && root.output.contains("bench"))
         let run = try Self.blerig(["run", "--help"])
         #expect(run.output.contains("USAGE: blerig run <rig.yaml> [--seed <N>] [--suites <a,b>] [--out <DIR>]"))
-        #expect(run.output.contains("Exit status: 0 every check passed"))
+        #expect(run.output.contains("130  interrupted"))
+        #expect(run.output.contains("0    every check passed"))
+    }
+
+    @Test(
+        "a bad --out fails at once, before anything runs, whatever the rig's length",
+        arguments: ["file", "/dev/full", "/proc/no-such-dir"])
+    func badOut(kind: String) throws {
+        let out = kind == "file" ? try RigTesting.temporaryFile([1], name: "taken") : kind
+        let started = Date()
+        let outcome = try Self.blerig(["run", try Self.dayLongRig(), "--out", out])
+        let elapsed = Date().timeIntervalSince(started)
+        #expect(outcome.status == 3)
+        #expect(outcome.errors.hasPrefix("blerig: cannot write \(out)"))
+        #expect(outcome.errors.filter { $0 == "\n" }.count == 1)
+        #expect(!outcome.output.contains("[esp-01]"))
+        #expect(elapsed < 1, "took \(elapsed) s")
+    }
+
+    @Test(
+        "SIGINT or SIGTERM mid-run: interrupted checks marked, reports written, boards off, exit 130",
+        arguments: [SIGINT, SIGTERM])
+    func signalMidRun(signal number: Int32) throws {
+        let out = Self.output
+        let (process, output, errors) = try Self.start(["run", try Self.dayLongRig(), "--out", out])
+        let directory = try Self.waitFor("\"suite\":\"notifications\"", in: "run.jsonl", under: out)
+        kill(process.processIdentifier, number)
+        let outcome = Self.finish(process, output, errors)
+        #expect(outcome.status == 130)
+        let name = number == SIGINT ? "SIGINT" : "SIGTERM"
+        #expect(outcome.errors.contains("blerig: \(name) received: stopping"))
+        try XMLSchema.expectValid("\(directory)/junit.xml")
+        let xml = try String(contentsOfFile: "\(directory)/junit.xml", encoding: .utf8)
+        #expect(xml.contains("<error message=\"interrupted: \(name) received\" type=\"interrupted\""))
+        #expect(xml.contains("not run: the run was stopped (\(name) received)") || !xml.contains("<skipped"))
+        #expect(xml.contains("→ off: run finished (after_run: off)"))
+        let log = try String(contentsOfFile: "\(directory)/run.jsonl", encoding: .utf8)
+        #expect(log.split(separator: "\n").last?.contains("\"interruption\":\"\(name) received\"") == true)
+    }
+
+    @Test("two runs at once into the same --out keep both results")
+    func concurrentRuns() throws {
+        let out = Self.output
+        let rig = try Self.rig()
+        let first = try Self.start(["run", rig, "--out", out, "--seed", "3"])
+        let second = try Self.start(["run", rig, "--out", out, "--seed", "3"])
+        let outcomes = [Self.finish(first.0, first.1, first.2), Self.finish(second.0, second.1, second.2)]
+        #expect(outcomes.map(\.status) == [0, 0])
+        let directories = try FileManager.default.contentsOfDirectory(atPath: out)
+        #expect(directories.count == 2)
+        for directory in directories {
+            let xml = try String(contentsOfFile: "\(out)/\(directory)/junit.xml", encoding: .utf8)
+            // Two boards: preflight, discovery (2) and commands each.
+            #expect(xml.contains("tests=\"8\" failures=\"0\" errors=\"0\""), "\(directory)")
+            #expect(outcomes.contains { $0.output.contains("reports: \(out)/\(directory)/") })
+        }
+    }
+
+    @Test("progress reaches a pipe line by line, and a reader that goes away does not cost the reports")
+    func closedPipe() throws {
+        let out = Self.output
+        let (process, output, errors) = try Self.start(["run", try Self.dayLongRig(), "--out", out])
+        // The first line arrives while the run goes on: stdout is not block-buffered into a pipe.
+        var first = Data()
+        while !first.contains(UInt8(ascii: "\n")) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            first += chunk
+        }
+        #expect(String(decoding: first, as: UTF8.self).hasPrefix("run cli-test") == false)
+        #expect(String(decoding: first, as: UTF8.self).hasPrefix("run virtual-farm-"))
+        #expect(process.isRunning)
+        // `| head -1`: the reader goes away.
+        try output.fileHandleForReading.close()
+        let directory = try Self.waitFor("\"suite\":\"notifications\"", in: "run.jsonl", under: out)
+        kill(process.processIdentifier, SIGINT)
+        let err = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 130, "\(String(decoding: err, as: UTF8.self))")
+        try XMLSchema.expectValid("\(directory)/junit.xml")
+        #expect(FileManager.default.fileExists(atPath: "\(directory)/summary.txt"))
     }
 }

@@ -34,8 +34,6 @@ private let shippedRigs: [String] = {
         #expect(farm.link.advertisingIntervalMs == 100)
         #expect(farm.link.latency == 0)
         #expect(farm.faults.dropsPerHour == 0)
-        #expect(farm.link.parameters.problems.isEmpty)
-        #expect(farm.link.parameters.connectionInterval == .milliseconds(15))
         #expect(rig.suites.map(\.name) == ["discovery", "handshake", "commands", "notifications"])
 
         let esp = try #require(rig.board(id: "esp-01"))
@@ -97,7 +95,6 @@ private let shippedRigs: [String] = {
         let farm = try #require(rig.virtual)
         #expect(farm == VirtualFarmConfig(at: rig.radio.location))
         #expect(farm.seed == 1)
-        #expect(farm.link.parameters == VirtualFarmConfig.Link(at: rig.radio.location).parameters)
         #expect((farm.link.intervalMs, farm.link.packetsPerEvent, farm.link.phy) == (15, 6, .le2M))
         #expect(farm.link.dataLength == 251)
         #expect(farm.link.supervisionTimeoutMs == 4_000 && farm.link.advertisingIntervalMs == 100)
@@ -121,18 +118,6 @@ private let shippedRigs: [String] = {
         #expect(heart.rrIntervals && heart.energyExpended)
     }
 
-    @Test func theRigFileDefaultsAreTheVirtualFarmsDefaults() throws {
-        let rig = try RigTesting.load(
-            yaml(
-                "rig: t", "radio: virtual", "boards: [{id: e, profile: esp-point}, {id: h, profile: hrm}]",
-                "suites: [discovery]"))
-        let farm = try #require(rig.virtual)
-        #expect(farm.link.parameters == .init())
-        #expect(farm.faults.linkFaults == .init())
-        #expect(rig.boards[0].virtual.farmSettings == .init())
-        #expect(rig.boards[1].virtual.farmSettings == .init())
-    }
-
     @Test func aSteadyHeartRateHoldsItsBase() throws {
         let rig = try RigTesting.load(
             yaml(
@@ -141,7 +126,6 @@ private let shippedRigs: [String] = {
                 "suites: [discovery]"))
         let heart = try #require(rig.boards[0].virtual.heartRate)
         #expect((heart.pattern, heart.baseBPM, heart.peakBPM) == (.steady, 60, 60))
-        #expect(heart.farmPattern.rate(at: .seconds(30)) == 60)
     }
 
     @Test func aVaryingHeartRateDefaultsItsPeakAboveTheAlertThreshold() throws {

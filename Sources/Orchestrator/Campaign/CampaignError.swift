@@ -1,5 +1,6 @@
-/// Why a campaign could not start or could not save its results. Each description is one line that says what
-/// went wrong and where: the rig file's `file:line:column`, the command-line flag, or the output path.
+/// Why a campaign could not start. Each description is one line that says what went wrong and where: the rig
+/// file's `file:line:column`, the command-line flag, or the output path. Once a campaign runs it does not throw:
+/// what goes wrong then is in its ``CampaignResult``.
 public enum CampaignError: Error, Sendable, CustomStringConvertible {
     /// The rig file is missing, malformed, or names something unknown.
     case rig(RigFileError)
@@ -7,9 +8,7 @@ public enum CampaignError: Error, Sendable, CustomStringConvertible {
     case argument(flag: String, message: String)
     /// The rig names a radio this build cannot drive.
     case unsupportedRadio(RadioConfig)
-    /// The simulation could not finish (it stalled or passed its horizon).
-    case simulation(String)
-    /// A report file could not be written; the results are in `kept` when they could be saved elsewhere.
+    /// The report directory cannot be created or written.
     case output(path: String, message: String)
 
     public var description: String {
@@ -18,7 +17,6 @@ public enum CampaignError: Error, Sendable, CustomStringConvertible {
         case let .argument(flag, message): "\(flag): \(message)"
         case let .unsupportedRadio(radio):
             "\(radio.location): radio '\(radio.kindName)' is not available in this build; it drives the virtual farm only (radio: virtual)"
-        case let .simulation(message): "the virtual farm stopped: \(message)"
         case let .output(path, message): "cannot write \(path): \(message)"
         }
     }
@@ -27,5 +25,13 @@ public enum CampaignError: Error, Sendable, CustomStringConvertible {
     public var report: String {
         if case let .rig(error) = self { return error.report }
         return description
+    }
+
+    /// The exit status a run that could not start ends with.
+    public var exitStatus: ExitStatus {
+        switch self {
+        case .rig, .argument: .usage
+        case .unsupportedRadio, .output: .infrastructure
+        }
     }
 }

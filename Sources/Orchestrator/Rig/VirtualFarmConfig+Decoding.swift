@@ -1,5 +1,3 @@
-import VirtualFarm
-
 extension VirtualFarmConfig {
     /// Reads `virtual:`; nil if it is not a mapping. Issues go to `diagnostics`.
     static func decode(_ node: RigNode, diagnostics: RigDiagnostics) -> VirtualFarmConfig? {
@@ -23,7 +21,7 @@ extension VirtualFarmConfig.Link {
         var link = Self(at: node.location)
         let interval = reader.number("interval_ms", in: Self.intervalRange, step: Self.intervalStep, unit: "ms")
         let packets = reader.integer("packets_per_event", in: Self.packetsPerEventRange)
-        let phy = reader.choice("phy", noun: "phy", PHY.self)
+        let phy = reader.choice("phy", noun: "phy", VirtualFarmConfig.PHY.self)
         let dataLength = reader.integer("data_length", in: Self.dataLengthRange)
         let timeout = reader.read("supervision_timeout_ms") { node throws(RigFileIssue) in
             let bounds = Self.supervisionTimeoutRange

@@ -1,5 +1,3 @@
-import VirtualFarm
-
 /// The virtual farm's settings: `virtual:` at the top of a rig file. Every key is optional; the defaults are the
 /// ones below (and those of the virtual farm's `LinkParameters()`). When the radio is virtual and the block is
 /// absent, the loader applies all defaults; on a hardware rig the block is allowed and unused.
@@ -21,6 +19,14 @@ import VirtualFarm
 /// ```
 public struct VirtualFarmConfig: Hashable, Sendable {
     public static let defaultSeed: UInt64 = 1
+
+    /// The LE physical layer of the modelled connections (advertising always uses LE 1M).
+    public enum PHY: String, Hashable, Sendable, CaseIterable {
+        case le1M = "1M"
+        case le2M = "2M"
+        /// LE Coded, S = 8.
+        case leCoded = "coded"
+    }
 
     /// The modelled radio link (architecture.md, "The virtual link model").
     public struct Link: Hashable, Sendable {
@@ -47,16 +53,6 @@ public struct VirtualFarmConfig: Hashable, Sendable {
 
         /// The defaults.
         public init(at location: SourceLocation) { self.location = location }
-
-        /// The settings as the virtual farm's link model takes them.
-        public var parameters: LinkParameters {
-            LinkParameters(
-                connectionInterval: .microseconds(Int64((intervalMs * 1_000).rounded())),
-                packetsPerEvent: packetsPerEvent, phy: phy, dataLength: dataLength,
-                supervisionTimeout: .milliseconds(supervisionTimeoutMs),
-                advertisingInterval: .microseconds(Int64((advertisingIntervalMs * 1_000).rounded())),
-                peripheralLatency: latency)
-        }
     }
 
     /// Faults the farm injects, drawn from the seed. More kinds will join `drops_per_hour`.

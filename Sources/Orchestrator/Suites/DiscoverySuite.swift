@@ -15,8 +15,11 @@ struct DiscoverySuite: Suite {
         }
     }
 
+    var defaultCheckTimeout: Duration { timeout + .seconds(120) }
+
     func run(on board: BoardUnderTest) async {
-        await board.recorder.check(Self.name, "advertises as \(board.profile)") {
+        let timeout = timeout
+        await board.check(Self.name, "advertises as \(board.profile)") {
             let start = board.clock.now
             guard let report = try await board.firstAdvertisement(within: timeout) else {
                 throw CheckFailure("\(board.place): no advertisement from \(board.address) within \(timeout.seconds) s")
@@ -34,7 +37,7 @@ struct DiscoverySuite: Suite {
                     definition: "scan start → first advertising report from the board")
             ]
         }
-        await board.recorder.check(Self.name, "GATT table complete") {
+        await board.check(Self.name, "GATT table complete") {
             let counts = try await board.withSession { session in
                 var characteristics = 0
                 for service in session.services {
@@ -102,16 +105,6 @@ struct DiscoverySuite: Suite {
 extension BoardUnderTest {
     /// The first advertising report from the board within `timeout`, or nil.
     func firstAdvertisement(within timeout: Duration) async throws(SessionError) -> Advertisement? {
-        let central = central
-        let address = address
-        do {
-            return try await withTimeout(timeout, clock: clock, waitingFor: "an advertisement from \(address)") {
-                for await report in central.scan(ScanFilter()) where report.address == address { return report }
-                return nil
-            }
-        } catch {
-            if case .timeout = error { return nil }
-            throw error
-        }
+        try await Preflight.firstAdvertisement(of: match, on: central, clock: clock, within: timeout)
     }
 }

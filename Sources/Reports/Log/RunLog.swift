@@ -66,7 +66,7 @@ extension RunEvent {
     }
 
     /// Sorted keys, unescaped slashes, and non-finite numbers as strings (`"NaN"`, `"+Inf"`, `"-Inf"`).
-    static func lineEncoder() -> JSONEncoder {
+    public static func lineEncoder() -> JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.nonConformingFloatEncodingStrategy = .convertToString(
@@ -81,7 +81,8 @@ extension RunEvent {
         return decoder
     }
 
-    func jsonLine(using encoder: JSONEncoder) throws(RunLogError) -> String {
+    /// The event as one line of JSON with an encoder made by ``lineEncoder()`` (reuse one for many events).
+    public func jsonLine(using encoder: JSONEncoder) throws(RunLogError) -> String {
         do {
             return String(decoding: try encoder.encode(self), as: UTF8.self)
         } catch {

@@ -1,0 +1,49 @@
+import BLECore
+import BenchCore
+import DeviceProfiles
+import Orchestrator
+import VirtualFarm
+
+/// The composition root: the one place that turns a rig file into a bench. It knows every bench implementation
+/// (today the virtual farm; blerig's HCI host and serial/hub hardware will join here), and the orchestrator knows
+/// none of them: it sees ``BenchLauncher`` and the capability protocols only.
+public struct BenchBuilder: BenchFactory {
+    public init() {}
+
+    public func launcher(for rig: RigConfig, seed: UInt64) throws(CampaignError) -> any BenchLauncher {
+        guard rig.isVirtual else {
+            let radio = rig.radios.first { $0.kind != .virtual } ?? rig.radios[0]
+            throw .unsupportedRadio(radio)
+        }
+        return VirtualBenchLauncher(Self.virtualConfiguration(rig, seed: seed))
+    }
+
+    /// The virtual farm's configuration for a virtual rig: the link and faults of its `virtual:` block, one
+    /// radio per rig radio (8 links unless `max_links` says otherwise), and each board's simulation settings and
+    /// the reset wiring its `serial.reset` (or its profile's default) gives it.
+    static func virtualConfiguration(_ rig: RigConfig, seed: UInt64) -> VirtualBenchConfiguration {
+        let virtual = rig.virtual ?? VirtualFarmConfig(at: rig.location)
+        return VirtualBenchConfiguration(
+            seed: seed, link: virtual.link.parameters, faults: virtual.faults.linkFaults,
+            radios: rig.radios.map {
+                .init(id: $0.id, maxLinks: $0.maxLinks ?? VirtualBenchConfiguration.defaultMaxLinks)
+            },
+            boards: rig.boards.map { board in
+                VirtualBenchConfiguration.Board(
+                    id: board.id, profile: board.profile, settings: board.virtual.farmSettings,
+                    resets: Self.resets(board), expectedName: board.match?.name)
+            },
+            // The campaign keeps its own horizon; this is the simulation's backstop.
+            horizon: .seconds(10 * 366 * 24 * 3600))
+    }
+
+    /// The resets a board's serial wiring can do.
+    static func resets(_ board: BoardConfig) -> [ResetKind] {
+        switch board.serial?.reset ?? BoardConfig.Serial.defaultReset(for: board.profile) {
+        case .esp32Classic: [.run, .bootloader]
+        case .runOnly: [.run]
+        case .arduino1200Touch: [.bootloader]
+        case .none: []
+        }
+    }
+}

@@ -1,0 +1,74 @@
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A report file that grows while the run goes on: bytes are buffered and appended to the file whenever the buffer
+/// passes ``threshold``, and by ``flush()``. The file is opened for each flush and closed again, so a run with a
+/// thousand boards never holds thousands of descriptors; memory per file is bounded by the threshold (plus one
+/// append). A write that fails keeps the bytes in the buffer and reports the error with the path.
+final class AppendFile: Sendable {
+    let path: String
+    let threshold: Int
+    private let buffer = Mutex<[UInt8]>([])
+
+    /// Creates the file, which must not exist yet (a run never writes into a file it did not create).
+    init(creating path: String, threshold: Int = 8 * 1024) throws(OutputError) {
+        self.path = path
+        self.threshold = threshold
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw OutputError(path: path, errno: errno) }
+        close(descriptor)
+    }
+
+    /// Adds `bytes`; writes the buffer out when it passes the threshold.
+    func append(_ bytes: some Sequence<UInt8>) throws(OutputError) {
+        let full = buffer.withLock { buffer -> Bool in
+            buffer.append(contentsOf: bytes)
+            return buffer.count >= threshold
+        }
+        if full { try flush() }
+    }
+
+    /// Writes out everything buffered.
+    func flush() throws(OutputError) {
+        try buffer.withLock { buffer throws(OutputError) in
+            guard !buffer.isEmpty else { return }
+            let descriptor = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
+            guard descriptor >= 0 else { throw OutputError(path: path, errno: errno) }
+            defer { close(descriptor) }
+            var offset = 0
+            while offset < buffer.count {
+                let written = buffer[offset...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    let error = OutputError(path: path, errno: errno)
+                    buffer.removeFirst(offset)
+                    throw error
+                }
+                offset += written
+            }
+            buffer.removeAll(keepingCapacity: buffer.count <= threshold * 2)
+        }
+    }
+}
+
+/// A report file that could not be created or written: the path and the system's reason.
+public struct OutputError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var path: String
+    public var message: String
+
+    public init(path: String, message: String) {
+        self.path = path
+        self.message = message
+    }
+
+    init(path: String, errno code: Int32) {
+        self.init(path: path, message: String(cString: strerror(code)))
+    }
+
+    public var description: String { "cannot write \(path): \(message)" }
+}

@@ -1,0 +1,73 @@
+import BLECore
+import BenchCore
+import Foundation
+import Synchronization
+
+/// The btsnoop capture of every board, `captures/<board>.btsnoop`, streamed as the radios report traffic: the
+/// HCI packets of the board's connections as the central's host exchanged them with its controller. Packets about
+/// a device that is no board of the rig are not kept.
+final class CaptureFiles: CaptureSink {
+    private let writer = Mutex(BTSnoop.Writer(unixTimeAtOrigin: .zero))
+    private let files: [String: AppendFile]
+    private let owners = Mutex<[DeviceAddress: String]>([:])
+    private let failed: @Sendable (OutputError) -> Void
+
+    /// Creates one capture per board, each starting with the btsnoop header.
+    init(
+        directory: RunDirectory, boards: [String], failed: @escaping @Sendable (OutputError) -> Void
+    ) throws(OutputError) {
+        var files: [String: AppendFile] = [:]
+        let header = BTSnoop.Writer(unixTimeAtOrigin: .zero).header
+        for board in boards {
+            let file = try AppendFile(creating: directory.file(Self.relativePath(board)))
+            try file.append(header)
+            files[board] = file
+        }
+        self.files = files
+        self.failed = failed
+    }
+
+    static func relativePath(_ board: String) -> String { "captures/\(board).btsnoop" }
+
+    /// Places the bench clock's origin on the calendar, for record timestamps; call it once the bench is open.
+    func start(unixTimeAtOrigin: Duration) {
+        writer.withLock { $0 = BTSnoop.Writer(unixTimeAtOrigin: unixTimeAtOrigin) }
+    }
+
+    /// From now on, traffic with `address` goes into `board`'s capture.
+    func register(_ address: DeviceAddress, as board: String) {
+        owners.withLock { $0[address] = board }
+    }
+
+    func record(radio: String, peer: DeviceAddress?, packet: HCI.H4Packet, direction: HCI.Direction, at: RigInstant) {
+        guard let peer, let board = owners.withLock({ $0[peer] }), let file = files[board] else { return }
+        let bytes = writer.withLock { $0.recordBytes(packet, direction: direction, at: at) }
+        do { try file.append(bytes) } catch { failed(error) }
+    }
+
+    func flush() throws(OutputError) {
+        for file in files.values { try file.flush() }
+    }
+}
+
+/// Every board's console, `console/<board>.log`, one line per console line, stamped with bench time in seconds.
+final class ConsoleFiles: Sendable {
+    private let files: [String: AppendFile]
+
+    init(directory: RunDirectory, boards: [String]) throws(OutputError) {
+        var files: [String: AppendFile] = [:]
+        for board in boards { files[board] = try AppendFile(creating: directory.file(Self.relativePath(board))) }
+        self.files = files
+    }
+
+    static func relativePath(_ board: String) -> String { "console/\(board).log" }
+
+    func append(_ entry: ConsoleEntry, board: String) throws(OutputError) {
+        let stamp = String(format: "[%12.6f] ", entry.at.sinceOrigin.seconds)
+        try files[board]?.append(Array((stamp + entry.text + "\n").utf8))
+    }
+
+    func flush() throws(OutputError) {
+        for file in files.values { try file.flush() }
+    }
+}

@@ -1,0 +1,88 @@
+import BLECore
+import Foundation
+import Reports
+
+/// Every file of one run: the directory, the streamed run log, captures and consoles, and the reports written at
+/// the end (`junit.xml`, `summary.txt`, written atomically: a reader never sees half a file). A write that fails
+/// while the run goes on stops the run as an infrastructure failure with the path and the reason.
+struct RunFiles: Sendable {
+    let directory: RunDirectory
+    let recorder: RunRecorder
+    let captures: CaptureFiles
+    let consoles: ConsoleFiles
+
+    /// Creates `<root>/<run-id>/` and every streamed file in it, each board's capture and console included, so a
+    /// directory that cannot be written is known before anything runs.
+    init(
+        root: String, rig: RigConfig, seed: UInt64?, at date: Date, progress: @escaping @Sendable (String) -> Void,
+        control: RunControl
+    ) throws(OutputError) {
+        directory = try RunDirectory.create(under: root, rig: rig.name, seed: seed, at: date)
+        let failed: @Sendable (OutputError) -> Void = { error in
+            control.interrupt(.infrastructure(error.description))
+        }
+        recorder = try RunRecorder(directory: directory, progress: progress, failed: failed)
+        let boards = rig.boards.map(\.id)
+        captures = try CaptureFiles(directory: directory, boards: boards, failed: failed)
+        consoles = try ConsoleFiles(directory: directory, boards: boards)
+        // Prove the disk takes bytes now rather than after an hour of testing.
+        try captures.flush()
+    }
+
+    /// Writes out everything still buffered; returns what could not be written, one line each.
+    func finish() -> [String] {
+        var problems: [String] = []
+        for flush in [recorder.log.flush, captures.flush, consoles.flush] {
+            do { try flush() } catch { problems.append(error.description) }
+        }
+        return problems
+    }
+
+    /// Writes the reports rendered at the end; returns what could not be written.
+    func writeFinal(junit: String, summary: String) -> [String] {
+        var problems: [String] = []
+        for (name, text) in [("junit.xml", junit), ("summary.txt", summary)] {
+            let path = directory.file(name)
+            do { try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic) } catch {
+                problems.append("cannot write \(path): \((error as NSError).localizedDescription)")
+            }
+        }
+        return problems
+    }
+}
+
+/// The line the CLI prints for an event, if it prints one.
+struct ProgressLine {
+    let text: String
+
+    init?(_ event: RunEvent, directory: String) {
+        switch event {
+        case let .runStarted(run):
+            text = "run \(run.runID): rig \(run.rig) on the \(run.radio); reports in \(directory)/"
+        case let .transition(change):
+            // Sessions come and go many times a suite: their transitions are in the reports, not on the screen.
+            let chatty: Set<String> = [BoardState.connected.rawValue]
+            guard !chatty.contains(change.from), !chatty.contains(change.to) else { return nil }
+            text = "[\(change.board)] \(change.from) → \(change.to) (\(change.reason)) at \(change.at)"
+        case let .testFinished(test):
+            let verdict: String =
+                switch test.outcome {
+                case .passed: "passed"
+                case let .failed(message, _): "FAILED: \(message)"
+                case let .error(message, _): "ERROR: \(message)"
+                case let .skipped(reason): "skipped: \(reason)"
+                case let .interrupted(reason): "INTERRUPTED: \(reason)"
+                }
+            let numbers = test.measurements.filter { [.p50, .value].contains($0.statistic) }.prefix(2)
+                .map { "\($0.metric) \($0.reading)" }
+            text =
+                "[\(test.board)] \(test.suite) / \(test.test): \(verdict)"
+                + (numbers.isEmpty ? "" : " (" + numbers.joined(separator: ", ") + ")")
+        case let .runFinished(end):
+            guard let interruption = end.interruption else { return nil }
+            text = "run stopped: \(interruption)"
+        default:
+            return nil
+        }
+    }
+}

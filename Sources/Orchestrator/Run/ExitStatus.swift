@@ -1,0 +1,37 @@
+/// How `blerig` exits: the one place these numbers are defined. The CLI, `--help` and the README all print
+/// ``table``, and a test keeps the README in step with it.
+public enum ExitStatus: Int32, Sendable, CaseIterable, CustomStringConvertible {
+    /// Every check passed.
+    case passed = 0
+    /// At least one check failed, erred or hit its own timeout; the reports say which.
+    case checksFailed = 1
+    /// The command line or the rig file is wrong; nothing ran.
+    case usage = 2
+    /// The bench or the output failed: a radio missing, a report directory that cannot be written, a full disk,
+    /// a virtual farm that could not finish. Whatever ran is in the reports.
+    case infrastructure = 3
+    /// The run was stopped early: SIGINT, SIGTERM, `--timeout`, or the virtual farm's horizon. Checks in flight
+    /// are marked interrupted and every report is written. 128 + SIGINT, as shells report an interrupted command.
+    case interrupted = 130
+
+    /// One line per status, for `--help` and the README:
+    /// ```
+    ///   0    every check passed
+    /// ```
+    public static var table: String {
+        allCases.map { status in
+            let code = String(status.rawValue)
+            return "  " + code + String(repeating: " ", count: 5 - code.count) + status.description
+        }.joined(separator: "\n")
+    }
+
+    public var description: String {
+        switch self {
+        case .passed: "every check passed"
+        case .checksFailed: "a check failed, erred or timed out"
+        case .usage: "the arguments or the rig file are wrong; nothing ran"
+        case .infrastructure: "the bench or the output failed (radio missing, reports unwritable, disk full)"
+        case .interrupted: "interrupted (SIGINT, SIGTERM, --timeout); the reports hold what ran"
+        }
+    }
+}

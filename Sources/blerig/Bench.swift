@@ -1,0 +1,105 @@
+import ArgumentParser
+import Foundation
+import Orchestrator
+
+extension Blerig {
+    struct Bench: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract:
+                "Measure campaigns: wall time, CPU time, peak memory and bench time, each run in its own process.",
+            subcommands: [Campaign.self, Scale.self], defaultSubcommand: Campaign.self)
+    }
+}
+
+extension Blerig.Bench {
+    struct Campaign: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Run a rig --runs times, each in a child process, and print what each run cost.",
+            discussion: "Peak RSS and CPU time come from wait4(2), as /usr/bin/time -v reports them.")
+
+        @Argument(help: ArgumentHelp("The rig file (YAML).", valueName: "rig.yaml"))
+        var rig: String
+
+        @Option(help: "How many times to run it.")
+        var runs = 3
+
+        func validate() throws {
+            guard runs >= 1 else { throw ValidationError("--runs must be at least 1") }
+        }
+
+        func run() async throws {
+            let scratch = try scratchDirectory()
+            defer { try? FileManager.default.removeItem(atPath: scratch) }
+            var walls: [Double] = []
+            for index in 1...runs {
+                let sample: CampaignBenchmark.Sample
+                do {
+                    sample = try CampaignBenchmark.measure(
+                        executable: ChildProcess.currentExecutable, rig: rig, scratch: scratch)
+                } catch {
+                    LineOutput.standardError.print("blerig: \(error)")
+                    throw ExitCode(ExitStatus.infrastructure.rawValue)
+                }
+                try? FileManager.default.removeItem(atPath: sample.directory)
+                walls.append(sample.cost.wall.seconds)
+                LineOutput.standardOutput.print(
+                    "run \(index): wall \(format(sample.cost.wall.seconds)) s, CPU \(format(sample.cost.cpu.seconds)) s, "
+                        + "peak RSS \(String(format: "%.1f", Double(sample.cost.peakRSSBytes) / 1_048_576)) MB, "
+                        + "bench time \(format(sample.benchTime.seconds)) s, "
+                        + "\(sample.checks) checks (\(sample.notPassed) not passed), exit \(sample.cost.status)")
+            }
+            walls.sort()
+            LineOutput.standardOutput.print(
+                "median wall time over \(walls.count) run(s): \(format(walls[walls.count / 2])) s")
+        }
+    }
+
+    struct Scale: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "How cost grows with boards: a generated virtual rig per size, on one radio and on several.",
+            discussion: """
+                Each size runs in its own process: discovery, --connections handshakes and the commands suite per \
+                board, on virtual radios of 8 links each.
+                """)
+
+        @Option(help: "Board counts, comma-separated.", transform: Self.integers)
+        var sizes: [Int] = [1, 4, 16, 64, 256, 1024]
+
+        @Option(help: "Radio counts, comma-separated.", transform: Self.integers)
+        var radios: [Int] = [1, 8]
+
+        @Option(help: "Handshakes per board.")
+        var connections = 3
+
+        static func integers(_ text: String) throws -> [Int] {
+            try text.split(separator: ",").map { part in
+                guard let value = Int(part.trimmingCharacters(in: .whitespaces)), (1...4096).contains(value) else {
+                    throw ValidationError("'\(part)' is not a count from 1 to 4096")
+                }
+                return value
+            }
+        }
+
+        func run() async throws {
+            let scratch = try scratchDirectory()
+            defer { try? FileManager.default.removeItem(atPath: scratch) }
+            let benchmark = ScaleBenchmark(sizes: sizes, radioCounts: radios, connections: connections)
+            do {
+                try benchmark.run(executable: ChildProcess.currentExecutable, scratch: scratch) { row in
+                    LineOutput.standardOutput.print(row)
+                }
+            } catch {
+                LineOutput.standardError.print("blerig: \(error)")
+                throw ExitCode(ExitStatus.infrastructure.rawValue)
+            }
+        }
+    }
+}
+
+/// A fresh directory under the system's temporary directory.
+private func scratchDirectory() throws -> String {
+    let path = FileManager.default.temporaryDirectory
+        .appendingPathComponent("blerig-bench-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString)").path
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    return path
+}

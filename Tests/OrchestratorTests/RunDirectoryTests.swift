@@ -1,0 +1,67 @@
+import Foundation
+import Testing
+
+@testable import Orchestrator
+
+/// Report directories: created by the run, unique, checked before anything runs; report files that fail say where.
+@Suite("Run directories and report files")
+struct RunDirectoryTests {
+    static let date = Date(timeIntervalSince1970: 1_795_000_000)
+
+    @Test("runs started in the same second get different directories, each created by its run")
+    func uniqueInTheSameSecond() throws {
+        let root = CampaignTests.outputRoot()
+        let runs = try (0..<50).map { _ in try RunDirectory.create(under: root, rig: "r", seed: 42, at: Self.date) }
+        #expect(Set(runs.map(\.path)).count == 50)
+        for run in runs {
+            #expect(run.runID.hasPrefix("r-20261118T"))
+            #expect(run.runID.contains("-s42-"))
+            #expect(FileManager.default.fileExists(atPath: run.path + "/captures"))
+        }
+    }
+
+    @Test(
+        "a report root that cannot be a directory is refused with the path and why",
+        arguments: [("file", "is a file, not a directory"), ("/dev/full", "not a directory"), ("", "must be a path")])
+    func badRoot(kind: String, expected: String) throws {
+        let root = kind == "file" ? try RigTesting.temporaryFile([1, 2, 3], name: "not-a-directory") : kind
+        #expect {
+            try RunDirectory.create(under: root, rig: "r", seed: nil, at: Self.date)
+        } throws: { error in
+            (error as? OutputError)?.message.contains(expected) == true
+        }
+        let nested = kind == "file" ? root + "/below" : nil
+        if let nested {
+            #expect {
+                try RunDirectory.create(under: nested, rig: "r", seed: nil, at: Self.date)
+            } throws: { error in
+                (error as? OutputError)?.message == "\(root) is a file, not a directory"
+            }
+        }
+    }
+
+    @Test("a report file on a full disk keeps its bytes and says which file and why")
+    func fullDisk() throws {
+        let directory = try RunDirectory.create(under: CampaignTests.outputRoot(), rig: "r", seed: nil, at: Self.date)
+        let path = directory.file("console/full.log")
+        let file = try AppendFile(creating: path, threshold: 16)
+        try file.append(Array("first line\n".utf8))
+        try FileManager.default.removeItem(atPath: path)
+        try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: "/dev/full")
+        #expect(throws: OutputError(path: path, message: "No space left on device")) {
+            try file.append(Array("second line, past the threshold\n".utf8))
+        }
+        // Nothing was lost: once the disk takes bytes again, everything arrives in order.
+        try FileManager.default.removeItem(atPath: path)
+        _ = FileManager.default.createFile(atPath: path, contents: nil)
+        try file.flush()
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "first line\nsecond line, past the threshold\n")
+    }
+
+    @Test("an existing file is never written into: report files are created fresh")
+    func neverReuses() throws {
+        let path = try RigTesting.temporaryFile(Array("keep me".utf8), name: "run.jsonl")
+        #expect(throws: OutputError(path: path, message: "File exists")) { try AppendFile(creating: path) }
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "keep me")
+    }
+}
