@@ -123,6 +123,9 @@ extension Blerig {
             output.print(result.summary)
             for line in result.result.failingCheckLines() { output.print(line) }
             for problem in result.problems { errors.print("blerig: \(problem)") }
+            if let rescue = result.rescue {
+                errors.print("blerig: what the report directory could not take is in \(rescue)/")
+            }
             if let interruption = result.interruption { errors.print("blerig: run stopped: \(interruption)") }
             output.print(
                 "reports: \(result.directory)/ (junit.xml, run.jsonl, summary.txt, captures/, console/); "

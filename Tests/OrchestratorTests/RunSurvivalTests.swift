@@ -115,5 +115,16 @@ struct RunSurvivalTests {
         #expect(result.benchTime < .seconds(600))
         try XMLSchema.expectValid("\(result.directory)/junit.xml")
         #expect(result.result.counts.passed > 0)
+        // What the full disk refused is in the rescue directory: the log's tail, ending with the run's end.
+        let rescue = try #require(result.rescue)
+        #expect(rescue.hasPrefix(NSTemporaryDirectory()))
+        let tail = try RunLog(jsonLines: try Data(contentsOf: URL(fileURLWithPath: "\(rescue)/run.jsonl.unwritten")))
+        guard case let .runFinished(end)? = tail.events.last else {
+            Issue.record("the rescued log does not end with runFinished")
+            return
+        }
+        #expect(end.interruption == reason)
+        #expect(!FileManager.default.fileExists(atPath: "\(rescue)/junit.xml"))
+        try? FileManager.default.removeItem(atPath: rescue)
     }
 }

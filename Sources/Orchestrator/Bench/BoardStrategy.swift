@@ -83,7 +83,7 @@ struct BoardStrategy: Sendable {
         }
         do {
             try await power.off()
-            recorder.move(to: .off, reason: "run finished (after_run: off)")
+            recorder.move(to: .off, reason: "run finished; after_run: off")
         } catch {
             recorder.log(.error, "orchestrator", "could not power the board off: \(error)")
         }

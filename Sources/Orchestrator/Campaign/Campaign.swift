@@ -117,15 +117,16 @@ public struct Campaign: Sendable {
         let summary =
             result.summaryTable(keyStatistics: [.p50, .value], metrics: Self.summaryMetrics)
             + radios.map { $0.line + "\n" }.joined()
-        problems += files.writeFinal(
-            junit: JUnitWriter().render(result), summary: summary)
+        let final = files.writeFinal(junit: JUnitWriter().render(result), summary: summary)
+        problems += final.problems
         let status: ExitStatus =
             if !problems.isEmpty && control.reason == nil { .infrastructure } else if let reason = control.reason {
                 reason.exitStatus
             } else if result.counts.failed + result.counts.errors > 0 { .checksFailed } else { .passed }
         return CampaignResult(
             runID: files.directory.runID, directory: files.directory.path, result: result, summary: summary,
-            status: status, interruption: control.reason, problems: problems, radios: radios, wallTime: wallTime,
+            status: status, interruption: control.reason, problems: problems, rescue: final.rescue, radios: radios,
+            wallTime: wallTime,
             benchTime: end.sinceOrigin, work: work, events: recorder.count)
     }
 
@@ -166,6 +167,8 @@ public struct CampaignResult: Sendable {
     public let interruption: RunControl.Reason?
     /// Report files that could not be written, the bench failing: one line each.
     public let problems: [String]
+    /// Where the reports went that the run directory could not take (a full disk); nil when it took them all.
+    public let rescue: String?
     /// What each radio did.
     public let radios: [RadioReport]
     public let wallTime: Duration

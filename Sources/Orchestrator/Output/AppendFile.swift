@@ -56,6 +56,40 @@ final class AppendFile: Sendable {
     }
 }
 
+extension AppendFile {
+    /// Takes the bytes not yet written out (after a flush failed), leaving the buffer empty.
+    func takeBuffered() -> [UInt8] {
+        buffer.withLock { buffer in
+            defer { buffer.removeAll() }
+            return buffer
+        }
+    }
+
+    /// Writes `bytes` to `path` whole or not at all: into a new file beside it, then renamed over it.
+    static func writeAtomically(_ bytes: [UInt8], to path: String) throws(OutputError) {
+        let temporary = path + ".partial"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw OutputError(path: path, errno: errno) }
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                let error = OutputError(path: path, errno: errno)
+                close(descriptor)
+                unlink(temporary)
+                throw error
+            }
+            offset += written
+        }
+        guard close(descriptor) == 0, rename(temporary, path) == 0 else {
+            let error = OutputError(path: path, errno: errno)
+            unlink(temporary)
+            throw error
+        }
+    }
+}
+
 /// A report file that could not be created or written: the path and the system's reason.
 public struct OutputError: Error, Sendable, Hashable, CustomStringConvertible {
     public var path: String

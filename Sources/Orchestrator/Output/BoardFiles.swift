@@ -8,7 +8,7 @@ import Synchronization
 /// a device that is no board of the rig are not kept.
 final class CaptureFiles: CaptureSink {
     private let writer = Mutex(BTSnoop.Writer(unixTimeAtOrigin: .zero))
-    private let files: [String: AppendFile]
+    private let byBoard: [String: AppendFile]
     private let owners = Mutex<[DeviceAddress: String]>([:])
     private let failed: @Sendable (OutputError) -> Void
 
@@ -23,7 +23,7 @@ final class CaptureFiles: CaptureSink {
             try file.append(header)
             files[board] = file
         }
-        self.files = files
+        byBoard = files
         self.failed = failed
     }
 
@@ -40,34 +40,40 @@ final class CaptureFiles: CaptureSink {
     }
 
     func record(radio: String, peer: DeviceAddress?, packet: HCI.H4Packet, direction: HCI.Direction, at: RigInstant) {
-        guard let peer, let board = owners.withLock({ $0[peer] }), let file = files[board] else { return }
+        guard let peer, let board = owners.withLock({ $0[peer] }), let file = byBoard[board] else { return }
         let bytes = writer.withLock { $0.recordBytes(packet, direction: direction, at: at) }
         do { try file.append(bytes) } catch { failed(error) }
     }
 
+    /// The capture files, in no particular order.
+    var files: [AppendFile] { Array(byBoard.values) }
+
     func flush() throws(OutputError) {
-        for file in files.values { try file.flush() }
+        for file in byBoard.values { try file.flush() }
     }
 }
 
 /// Every board's console, `console/<board>.log`, one line per console line, stamped with bench time in seconds.
 final class ConsoleFiles: Sendable {
-    private let files: [String: AppendFile]
+    private let byBoard: [String: AppendFile]
 
     init(directory: RunDirectory, boards: [String]) throws(OutputError) {
         var files: [String: AppendFile] = [:]
         for board in boards { files[board] = try AppendFile(creating: directory.file(Self.relativePath(board))) }
-        self.files = files
+        byBoard = files
     }
 
     static func relativePath(_ board: String) -> String { "console/\(board).log" }
 
     func append(_ entry: ConsoleEntry, board: String) throws(OutputError) {
         let stamp = String(format: "[%12.6f] ", entry.at.sinceOrigin.seconds)
-        try files[board]?.append(Array((stamp + entry.text + "\n").utf8))
+        try byBoard[board]?.append(Array((stamp + entry.text + "\n").utf8))
     }
 
+    /// The console files, in no particular order.
+    var files: [AppendFile] { Array(byBoard.values) }
+
     func flush() throws(OutputError) {
-        for file in files.values { try file.flush() }
+        for file in byBoard.values { try file.flush() }
     }
 }

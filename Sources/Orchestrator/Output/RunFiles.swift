@@ -38,16 +38,38 @@ struct RunFiles: Sendable {
         return problems
     }
 
-    /// Writes the reports rendered at the end; returns what could not be written.
-    func writeFinal(junit: String, summary: String) -> [String] {
+    /// Writes the reports rendered at the end. When the run directory cannot take them (a full disk), they go to a
+    /// rescue directory in the system's temporary directory, with every byte the streamed files could not write,
+    /// so nothing the run measured is lost; returns what went wrong and where the rescue is.
+    func writeFinal(junit: String, summary: String) -> (problems: [String], rescue: String?) {
         var problems: [String] = []
+        var homeless: [(name: String, bytes: [UInt8])] = []
         for (name, text) in [("junit.xml", junit), ("summary.txt", summary)] {
-            let path = directory.file(name)
-            do { try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic) } catch {
-                problems.append("cannot write \(path): \((error as NSError).localizedDescription)")
+            do { try AppendFile.writeAtomically(Array(text.utf8), to: directory.file(name)) } catch {
+                problems.append(error.description)
+                homeless.append((name, Array(text.utf8)))
             }
         }
-        return problems
+        for file in [recorder.log] + captures.files + consoles.files {
+            let unwritten = file.takeBuffered()
+            guard !unwritten.isEmpty else { continue }
+            let relative = String(file.path.dropFirst(directory.path.count + 1))
+            homeless.append((relative + ".unwritten", unwritten))
+        }
+        guard !homeless.isEmpty else { return (problems, nil) }
+        let rescue = (NSTemporaryDirectory() as NSString).appendingPathComponent("blerig-rescue-\(directory.runID)")
+        do {
+            for (name, bytes) in homeless {
+                let path = (rescue as NSString).appendingPathComponent(name)
+                try FileManager.default.createDirectory(
+                    atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+                try AppendFile.writeAtomically(bytes, to: path)
+            }
+        } catch {
+            problems.append("the rescue failed too: \(error)")
+            return (problems, nil)
+        }
+        return (problems, rescue)
     }
 }
 
@@ -78,9 +100,6 @@ struct ProgressLine {
             text =
                 "[\(test.board)] \(test.suite) / \(test.test): \(verdict)"
                 + (numbers.isEmpty ? "" : " (" + numbers.joined(separator: ", ") + ")")
-        case let .runFinished(end):
-            guard let interruption = end.interruption else { return nil }
-            text = "run stopped: \(interruption)"
         default:
             return nil
         }
