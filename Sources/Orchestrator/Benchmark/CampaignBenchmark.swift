@@ -48,9 +48,10 @@ public enum CampaignBenchmark {
         let tail = String(decoding: try handle.readToEnd() ?? Data(), as: UTF8.self)
         guard let last = tail.split(separator: "\n").last(where: { $0.contains("\"runFinished\"") }),
             let object = try JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any],
-            let at = object["at"] as? Double
+            let at = (object["at"] as? String).flatMap(Double.init) ?? (object["at"] as? Double)
         else { throw BenchmarkError("\(path) does not end with a runFinished event") }
-        return .milliseconds(at * 1000)
+        // Rig times are written as decimal seconds in a string, to the nanosecond.
+        return .nanoseconds(Int64((at * 1e9).rounded()))
     }
 
     /// `tests` and `failures + errors` of the root element.
