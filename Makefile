@@ -2,13 +2,21 @@
 SWIFT ?= swift
 ARGS ?=
 APT_PACKAGES := libbluetooth-dev libusb-1.0-0-dev libsqlite3-dev libxml2-utils
+# The tests also check captures with an independent dissector.
+TEST_APT_PACKAGES := $(APT_PACKAGES) tshark
 
-.PHONY: deps build run test bench clean
+.PHONY: deps test-deps install-packages build run test bench clean
 
 # deps: install whichever of the apt packages above are missing (non-interactive; sudo when not root)
 deps:
+	@$(MAKE) --no-print-directory install-packages PACKAGES="$(APT_PACKAGES)"
+
+test-deps:
+	@$(MAKE) --no-print-directory install-packages PACKAGES="$(TEST_APT_PACKAGES)"
+
+install-packages:
 	@set -e; missing=""; \
-	for p in $(APT_PACKAGES); do \
+	for p in $(PACKAGES); do \
 	  dpkg -s "$$p" 2>/dev/null | grep -q '^Status: install ok installed' || missing="$$missing $$p"; \
 	done; \
 	[ -n "$$missing" ] || exit 0; \
@@ -31,7 +39,7 @@ run: build
 	.build/debug/blerig run rigs/virtual.yaml $(ARGS)
 
 # test: build the tests, then run them
-test: deps
+test: test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 

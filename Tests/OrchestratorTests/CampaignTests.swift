@@ -231,4 +231,37 @@ struct CampaignTests {
                     == true
         }
     }
+
+    static let tshark = ["/usr/bin/tshark", "/usr/local/bin/tshark"].first {
+        FileManager.default.isExecutableFile(atPath: $0)
+    }
+
+    @Test(
+        "tshark (an independent dissector) reads every board's capture without a malformed frame",
+        .enabled(if: tshark != nil, "tshark is not installed (make test installs it)"))
+    func capturesDissect() async throws {
+        let result = try await Self.run(Self.rig())
+        for board in ["esp-01", "nano-01", "hrm-01"] {
+            let path = "\(result.directory)/captures/\(board).btsnoop"
+            func tshark(_ arguments: [String]) throws -> [String] {
+                let process = Process()
+                process.executableURL = URL(fileURLWithPath: Self.tshark!)
+                process.arguments = ["-r", path] + arguments
+                let output = Pipe()
+                process.standardOutput = output
+                process.standardError = FileHandle.nullDevice
+                try process.run()
+                let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                process.waitUntilExit()
+                #expect(process.terminationStatus == 0)
+                return text.split(separator: "\n").map(String.init)
+            }
+            let frames = try tshark([])
+            #expect(frames.count > 100, "\(board): \(frames.count) frames")
+            #expect(frames.first?.contains("LE Connection Complete") == true)
+            #expect(try tshark(["-Y", "_ws.malformed || _ws.expert.severity >= warning"]) == [])
+            let att = try tshark(["-Y", "btatt.opcode == 0x02"])
+            #expect(!att.isEmpty, "\(board): no Exchange MTU Request")
+        }
+    }
 }
