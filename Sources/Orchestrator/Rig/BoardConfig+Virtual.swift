@@ -3,7 +3,7 @@ import DeviceProfiles
 
 extension BoardConfig {
     /// How the virtual farm simulates the board: `virtual:` under a board. Every key is optional; the defaults are
-    /// the virtual farm's (`VirtualBoardSettings()`), and ``farmSettings`` hands the result to the farm.
+    /// the virtual farm's (`VirtualBoardSettings()`); the composition root (`Benches`) hands the result to the farm.
     ///
     /// | key | meaning | default |
     /// |---|---|---|
