@@ -40,16 +40,10 @@ final class AppendFile: Sendable {
             let descriptor = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
             guard descriptor >= 0 else { throw OutputError(path: path, errno: errno) }
             defer { close(descriptor) }
-            var offset = 0
-            while offset < buffer.count {
-                let written = buffer[offset...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    let error = OutputError(path: path, errno: errno)
-                    buffer.removeFirst(offset)
-                    throw error
-                }
-                offset += written
+            let (written, failure) = Descriptor.writeAll(descriptor, buffer[...])
+            if let failure {
+                buffer.removeFirst(written)
+                throw OutputError(path: path, errno: failure)
             }
             buffer.removeAll(keepingCapacity: buffer.count <= threshold * 2)
         }
@@ -70,17 +64,10 @@ extension AppendFile {
         let temporary = path + ".partial"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw OutputError(path: path, errno: errno) }
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-            if written < 0 {
-                if errno == EINTR { continue }
-                let error = OutputError(path: path, errno: errno)
-                close(descriptor)
-                unlink(temporary)
-                throw error
-            }
-            offset += written
+        if let failure = Descriptor.writeAll(descriptor, bytes[...]).errno {
+            close(descriptor)
+            unlink(temporary)
+            throw OutputError(path: path, errno: failure)
         }
         guard close(descriptor) == 0, rename(temporary, path) == 0 else {
             let error = OutputError(path: path, errno: errno)

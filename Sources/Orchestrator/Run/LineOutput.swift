@@ -30,17 +30,9 @@ public final class LineOutput: Sendable {
         var bytes = Array(line.utf8)
         bytes.append(UInt8(ascii: "\n"))
         return lock.withLock { _ in
-            var offset = 0
-            while offset < bytes.count {
-                let written = bytes[offset...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-                if written > 0 {
-                    offset += written
-                } else if written < 0, errno == EINTR {
-                    continue
-                } else {
-                    closed.store(true, ordering: .relaxed)
-                    return false
-                }
+            guard Descriptor.writeAll(descriptor, bytes[...]).errno == nil else {
+                closed.store(true, ordering: .relaxed)
+                return false
             }
             return true
         }
