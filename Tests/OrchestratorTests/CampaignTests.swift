@@ -1,4 +1,5 @@
 import BLECore
+import BenchCore
 import Benches
 import Foundation
 import Reports
@@ -263,5 +264,17 @@ struct CampaignTests {
             let att = try tshark(["-Y", "btatt.opcode == 0x02"])
             #expect(!att.isEmpty, "\(board): no Exchange MTU Request")
         }
+    }
+
+    @Test(
+        "a console line keeps the level the board gave it, so its warnings reach JUnit's system-err",
+        arguments: [
+            ("[10234] W/LOG: ring full: overwrote an unacknowledged record dropped=1", LogLevel.warning),
+            ("[5] E/GATT: the GATT table was rejected", .error), ("[7] D/BLE: tick", .debug),
+            ("[7] I/LED: on", .info), ("BOOT fw=1.4.2 bank=A reset=POWERON boot_id=5f3a9c01", .info),
+            ("waiting for download", .info),
+        ])
+    func consoleLevels(text: String, level: LogLevel) {
+        #expect(ConsoleEntry(at: .origin, text: text, boot: nil).level == level)
     }
 }

@@ -42,13 +42,12 @@ struct BoardStrategy: Sendable {
     /// Power-on (from off), a run reset, or nothing, whichever the board's wiring allows.
     private func start(retry: Bool) async throws {
         if let power = board.power {
-            if retry || recorder.state != .unknown {
-                try await power.off()
-                recorder.move(to: .off, reason: retry ? "power cycle: the board was not heard" : "power off")
+            // A cold boot from a known state: off first, whatever the board was doing before.
+            try await power.off()
+            if retry {
+                recorder.move(to: .off, reason: "power cycle: the board was not heard")
                 try await clock.sleep(for: .milliseconds(500))
             } else {
-                // A cold boot from a known state: off first, whatever the board was doing before the run.
-                try await power.off()
                 recorder.move(to: .off, reason: "power off before the run")
             }
             try await power.on()

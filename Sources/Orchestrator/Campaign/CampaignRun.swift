@@ -78,7 +78,8 @@ struct CampaignRun: Sendable {
                 do { try consoles.append(entry, board: id) } catch {
                     control.interrupt(.infrastructure("\(error)"))
                 }
-                emit(.log(.init(board: id, at: entry.at, level: .info, source: "console", message: entry.text)))
+                emit(
+                    .log(.init(board: id, at: entry.at, level: entry.level, source: "console", message: entry.text)))
             }
         }
         let allowed = config.radio.flatMap { id in bench.radios.firstIndex { $0.id == id } }.map { [$0] } ?? []
@@ -194,6 +195,19 @@ public struct RadioReport: Sendable, Hashable {
 extension RadioReport {
     fileprivate static func number(_ value: Double) -> String {
         value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(format: "%.3f", value)
+    }
+}
+
+extension ConsoleEntry {
+    /// The severity the board gave the line (`[10234] W/LOG: ...` is a warning); info for lines without one.
+    var level: LogLevel {
+        guard case let .log(_, level, _, _) = line else { return .info }
+        switch level {
+        case "E": return .error
+        case "W": return .warning
+        case "D", "V": return .debug
+        default: return .info
+        }
     }
 }
 
