@@ -35,6 +35,10 @@ let package = Package(
             dependencies: ["BLECore", "DeviceProfiles", .product(name: "Crypto", package: "swift-crypto")]
         ),
         .target(name: "Reports", dependencies: ["BLECore"]),
+        // libbluetooth (libbluetooth-dev) for the BlueZ HCI user channel and adapter listing.
+        .systemLibrary(name: "CBluetooth", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
+        // Real radios: HCI transports (TCP, UART, BlueZ user channel), blerig's HCI host on them, rootcanal.
+        .target(name: "Radios", dependencies: ["BLECore", "BenchCore", "CBluetooth"]),
         .target(
             name: "Orchestrator",
             dependencies: [
@@ -61,6 +65,7 @@ let package = Package(
             name: "VirtualFarmTests", dependencies: ["VirtualFarm", "BenchCore", "CentralStack", "DeviceProfiles", "BLECore"]
         ),
         .testTarget(name: "CentralStackTests", dependencies: ["CentralStack", "VirtualFarm", "DeviceProfiles", "BLECore"]),
+        .testTarget(name: "RadiosTests", dependencies: ["Radios", "BLECore", "BenchCore"]),
         .testTarget(name: "ReportsTests", dependencies: ["Reports"], exclude: ["Fixtures"]),
         .testTarget(
             name: "OrchestratorTests",
