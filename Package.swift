@@ -66,6 +66,11 @@ let package = Package(
         ),
         .testTarget(name: "CentralStackTests", dependencies: ["CentralStack", "VirtualFarm", "DeviceProfiles", "BLECore"]),
         .testTarget(name: "RadiosTests", dependencies: ["Radios", "BLECore", "BenchCore"]),
+        // Against processes nobody here wrote: rootcanal (a virtual controller) and Bumble (a complete host).
+        .testTarget(
+            name: "InteropTests", dependencies: ["Radios", "Benches", "BenchCore", "CentralStack", "BLECore"],
+            exclude: ["Peers"]
+        ),
         .testTarget(name: "ReportsTests", dependencies: ["Reports"], exclude: ["Fixtures"]),
         .testTarget(
             name: "OrchestratorTests",
