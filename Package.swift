@@ -36,9 +36,9 @@ let package = Package(
         ),
         .target(name: "Reports", dependencies: ["BLECore"]),
         // libbluetooth (libbluetooth-dev) for the BlueZ HCI user channel and adapter listing.
-        .systemLibrary(name: "CBluetooth", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
+        .systemLibrary(name: "CBlueZ", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
         // Real radios: HCI transports (TCP, UART, BlueZ user channel), blerig's HCI host on them, rootcanal.
-        .target(name: "Radios", dependencies: ["BLECore", "BenchCore", "CBluetooth"]),
+        .target(name: "Radios", dependencies: ["BLECore", "BenchCore", "CBlueZ"]),
         .target(
             name: "Orchestrator",
             dependencies: [
