@@ -133,3 +133,10 @@ extension AdvertisingData: CustomStringConvertible {
         structures.isEmpty ? "(no AD structures)" : structures.map(\.description).joined(separator: "; ")
     }
 }
+
+extension AdvertisingData {
+    /// The advertising data followed by the scan response, the way a scanning host reports a device.
+    public func merged(with scanResponse: AdvertisingData) -> AdvertisingData {
+        AdvertisingData(structures: structures + scanResponse.structures)
+    }
+}

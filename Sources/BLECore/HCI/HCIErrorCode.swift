@@ -1,5 +1,5 @@
 /// An HCI error code, also used as the reason of a disconnection (Core 5.4 Vol 1 Part F §1.3).
-public struct HCIErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+public struct HCIErrorCode: RawRepresentable, Hashable, Sendable, Error, CustomStringConvertible {
     public let rawValue: UInt8
     public init(rawValue: UInt8) { self.rawValue = rawValue }
 

@@ -6,9 +6,4 @@ extension AdvertisingData {
         let bytes = (try? encoded(maximumLength: AdvertisingData.extendedMaximumLength)) ?? []
         return min(bytes.count, AdvertisingData.legacyMaximumLength)
     }
-
-    /// The advertising data followed by the scan response, the way a scanning host reports a device.
-    func merged(with scanResponse: AdvertisingData) -> AdvertisingData {
-        AdvertisingData(structures: structures + scanResponse.structures)
-    }
 }

@@ -21,6 +21,9 @@ extension HCI {
         public var supervisionTimeout: UInt16
         /// 0 (500 ppm) … 7 (20 ppm); only meaningful on a peripheral.
         public var centralClockAccuracy: UInt8
+        /// True for the LE Enhanced Connection Complete event (subevent 0x0A, §7.7.65.10), which adds the local
+        /// and peer resolvable private addresses (kept as zeros here: blerig uses no address resolution).
+        public var enhanced = false
 
         public init(
             status: HCIErrorCode = .success, handle: UInt16, role: Role = .central, peerAddress: DeviceAddress,
@@ -51,11 +54,12 @@ extension HCI {
             }
             var reader = ByteReader(event.parameters, context: Self.context)
             let subevent = LESubevent(rawValue: try reader.readUInt8("subevent code"))
-            guard subevent == Self.subevent else {
+            guard subevent == Self.subevent || subevent == .enhancedConnectionComplete else {
                 throw .invalidValue(
-                    context: Self.context, field: "subevent code", reason: "\(subevent) is not \(Self.subevent)",
-                    at: 0)
+                    context: Self.context, field: "subevent code",
+                    reason: "\(subevent) is not \(Self.subevent) or its enhanced form", at: 0)
             }
+            enhanced = subevent == .enhancedConnectionComplete
             status = HCIErrorCode(rawValue: try reader.readUInt8("status"))
             handle = try reader.readConnectionHandle(status: status)
             let roleAt = reader.position
@@ -66,12 +70,18 @@ extension HCI {
             }
             self.role = role
             let kindAt = reader.position
-            guard let kind = DeviceAddress.Kind(rawValue: try reader.readUInt8("peer address type")) else {
+            // The enhanced event adds 0x02/0x03: a public/random identity address resolved from an RPA.
+            let rawKind = try reader.readUInt8("peer address type")
+            guard let kind = DeviceAddress.Kind(rawValue: enhanced ? rawKind & 0x01 : rawKind), rawKind <= 0x03 else {
                 throw .invalidValue(
                     context: Self.context, field: "peer address type",
                     reason: "only 0x00 public and 0x01 random exist in this event", at: kindAt)
             }
             peerAddress = try DeviceAddress(littleEndian: reader.readBytes(6, "peer address"), kind: kind)
+            if enhanced {
+                _ = try reader.readBytes(6, "local resolvable private address")
+                _ = try reader.readBytes(6, "peer resolvable private address")
+            }
             connectionInterval = try reader.readUInt16("connection interval")
             peripheralLatency = try reader.readUInt16("peripheral latency")
             supervisionTimeout = try reader.readUInt16("supervision timeout")
@@ -86,12 +96,13 @@ extension HCI {
 
         public var event: EventPacket {
             var writer = ByteWriter(capacity: Self.parameterLength)
-            writer.write(Self.subevent.rawValue)
+            writer.write(enhanced ? LESubevent.enhancedConnectionComplete.rawValue : Self.subevent.rawValue)
             writer.write(status.rawValue)
             writer.write(handle)
             writer.write(role.rawValue)
             writer.write(peerAddress.kind.rawValue)
             writer.write(contentsOf: peerAddress.littleEndianBytes)
+            if enhanced { writer.write(contentsOf: [UInt8](repeating: 0, count: 12)) }
             writer.write(connectionInterval)
             writer.write(peripheralLatency)
             writer.write(supervisionTimeout)

@@ -82,6 +82,7 @@ extension HCI {
         public static let connectionUpdateComplete = Self(rawValue: 0x03)
         public static let readRemoteFeaturesComplete = Self(rawValue: 0x04)
         public static let longTermKeyRequest = Self(rawValue: 0x05)
+        public static let remoteConnectionParameterRequest = Self(rawValue: 0x06)
         public static let dataLengthChange = Self(rawValue: 0x07)
         public static let enhancedConnectionComplete = Self(rawValue: 0x0A)
         public static let phyUpdateComplete = Self(rawValue: 0x0C)
@@ -94,6 +95,7 @@ extension HCI {
             case .connectionUpdateComplete: "LE Connection Update Complete"
             case .readRemoteFeaturesComplete: "LE Read Remote Features Complete"
             case .longTermKeyRequest: "LE Long Term Key Request"
+            case .remoteConnectionParameterRequest: "LE Remote Connection Parameter Request"
             case .dataLengthChange: "LE Data Length Change"
             case .enhancedConnectionComplete: "LE Enhanced Connection Complete"
             case .phyUpdateComplete: "LE PHY Update Complete"

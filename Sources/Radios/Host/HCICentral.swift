@@ -1,0 +1,154 @@
+import BLECore
+import Synchronization
+
+/// The ``Central`` of an ``HCIStack``: scans through the controller, initiates links and runs BLECore's GATT
+/// client over each link's ATT channel, the same client the virtual farm uses.
+public final class HCICentral: Central {
+    public let stack: HCIStack
+    /// The parameters asked for in LE Create Connection.
+    public let connectionParameters: HCI.ConnectionParameters
+    public var clock: any RigClock { stack.clock }
+
+    public init(
+        stack: HCIStack,
+        connectionParameters: HCI.ConnectionParameters = HCI.ConnectionParameters(
+            interval: .milliseconds(15), supervisionTimeout: .seconds(4))
+    ) {
+        self.stack = stack
+        self.connectionParameters = connectionParameters
+    }
+
+    public func scan(_ filter: ScanFilter) -> AsyncStream<Advertisement> {
+        stack.scan(filter)
+    }
+
+    public func connect(to address: DeviceAddress, timeout: Duration) async throws(CentralError) -> any GATTConnection {
+        let link = try await stack.connect(to: address, parameters: connectionParameters, timeout: timeout)
+        let bearer = HCILinkBearer(stack: stack, handle: link.handle)
+        let connection = GATTClientConnection(peer: link.peer, bearer: bearer, link: bearer, clock: stack.clock)
+        stack.attach(ClientHandler(connection: connection), to: link.handle)
+        return connection
+    }
+
+    struct ClientHandler: HCILinkHandler {
+        let connection: GATTClientConnection
+        func receive(_ pdu: [UInt8]) { connection.receive(pdu) }
+        func linkDown(_ reason: HCIErrorCode) { connection.linkDown(reason) }
+    }
+}
+
+/// One link's ATT channel as a GATT client (or a board model) sees it.
+public struct HCILinkBearer: ATTBearer, LinkControl {
+    let stack: HCIStack
+    public let handle: UInt16
+
+    public func send(_ pdu: [UInt8]) async throws(GATTError) { try await stack.sendATT(pdu, on: handle) }
+    public func sendImmediately(_ pdu: [UInt8]) { stack.sendImmediately(pdu, on: handle) }
+    public func disconnect() async { stack.disconnect(handle) }
+}
+
+extension HCIStack {
+    /// Scanning is on while at least one stream is consumed. Reports are merged with the advertiser's latest
+    /// scan response (where names usually are), as the virtual radio does.
+    func scan(_ filter: ScanFilter) -> AsyncStream<Advertisement> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Advertisement.self, bufferingPolicy: .bufferingNewest(1024))
+        let (id, first) = state.withLock { state -> (Int, Bool)? in
+            guard !state.closed else { return nil }
+            state.nextKey += 1
+            state.scans[state.nextKey] = Scan(filter: filter, continuation: continuation)
+            return (state.nextKey, state.scans.count == 1)
+        } ?? (0, false)
+        guard id != 0 else {
+            continuation.finish()
+            return stream
+        }
+        continuation.onTermination = { [weak self] _ in
+            guard let self else { return }
+            let last = state.withLock { state -> Bool in
+                guard state.scans.removeValue(forKey: id) != nil else { return false }
+                return state.scans.isEmpty
+            }
+            if last { run { host, now in host.stopScanning(at: now) } }
+        }
+        if first { run { host, now in host.startScanning(at: now) } }
+        return stream
+    }
+
+    func deliverAdvertisement(_ report: HCI.AdvertisingReport) {
+        let now = clock.now
+        let deliveries = state.withLock { state -> [(AsyncStream<Advertisement>.Continuation, Advertisement)] in
+            var cached = state.reportCache[report.address] ?? ([], [])
+            if report.scanResponse { cached.scanResponse = report.data } else { cached.data = report.data }
+            state.reportCache[report.address] = cached
+            guard !state.scans.isEmpty else { return [] }
+            // Malformed AD structures from a board lose only themselves: the report still counts.
+            let data = (try? AdvertisingData(decoding: cached.data)) ?? AdvertisingData(structures: [])
+            let response = (try? AdvertisingData(decoding: cached.scanResponse)) ?? AdvertisingData(structures: [])
+            let merged = data.merged(with: response)
+            let advertisement = Advertisement(
+                address: report.address, data: merged, rssi: report.rssi,
+                connectable: report.scanResponse ? true : report.connectable, received: now)
+            var out: [(AsyncStream<Advertisement>.Continuation, Advertisement)] = []
+            for key in state.scans.keys.sorted() {
+                guard var scan = state.scans[key], scan.filter.accepts(merged, from: report.address) else { continue }
+                if scan.filter.deduplicate {
+                    guard scan.seen.insert(report.address).inserted else { continue }
+                    state.scans[key] = scan
+                }
+                out.append((scan.continuation, advertisement))
+            }
+            return out
+        }
+        for (continuation, advertisement) in deliveries { continuation.yield(advertisement) }
+    }
+
+    /// Initiates a link and waits for it, at most `timeout`; then cancels the attempt.
+    func connect(
+        to peer: DeviceAddress, parameters: HCI.ConnectionParameters, timeout: Duration
+    ) async throws(CentralError) -> HCIHost.Link {
+        let started = clock.now
+        let result: Result<HCIHost.Link, HCIErrorCode> = await withTaskGroup(
+            of: Result<HCIHost.Link, HCIErrorCode>?.self
+        ) { group in
+            group.addTask {
+                await withTaskCancellationHandler {
+                    await withCheckedContinuation { continuation in
+                        let refused = self.state.withLock { state -> HCIErrorCode? in
+                            if state.closed { return .unspecifiedError }
+                            if state.attempts[peer] != nil { return .commandDisallowed }
+                            state.attempts[peer] = continuation
+                            return nil
+                        }
+                        if let refused { return continuation.resume(returning: .failure(refused)) }
+                        self.run { host, now in host.connect(to: peer, parameters: parameters, at: now) }
+                    }
+                } onCancel: {
+                    self.run { host, now in host.cancelConnect(to: peer, at: now) }
+                }
+            }
+            group.addTask {
+                try? await self.clock.sleep(until: started.advanced(by: timeout), tolerance: nil)
+                return nil
+            }
+            let first = await group.next()!
+            group.cancelAll()
+            if first != nil {
+                return first!
+            }
+            // Timed out: the cancellation handler asked the controller to cancel; wait for the attempt's end.
+            return await group.next()! ?? .failure(.unknownConnectionIdentifier)
+        }
+        switch result {
+        case let .success(link):
+            return link
+        case let .failure(reason):
+            if Task.isCancelled { throw .cancelled }
+            if reason == .unknownConnectionIdentifier { throw .notFound(peer, waited: timeout) }
+            if reason == .connectionLimitExceeded || reason == .memoryCapacityExceeded {
+                throw .connectionLimit(state.withLock { $0.host.links.count })
+            }
+            if let failure = self.failure { throw .radioUnavailable(failure) }
+            throw .connectionFailed(peer, reason: reason)
+        }
+    }
+}
