@@ -5,29 +5,37 @@ import Synchronization
 
 /// The btsnoop capture of every board, `captures/<board>.btsnoop`, streamed as the radios report traffic: the
 /// HCI packets of the board's connections as the central's host exchanged them with its controller. Packets about
-/// a device that is no board of the rig are not kept.
+/// a device that is no board of the rig are not kept there. A hardware radio also gets the whole of its HCI
+/// traffic (controller set-up and scanning included) in `captures/radio-<id>.btsnoop`.
 final class CaptureFiles: CaptureSink {
     private let writer = Mutex(BTSnoop.Writer(unixTimeAtOrigin: .zero))
     private let byBoard: [String: AppendFile]
+    private let byRadio: [String: AppendFile]
     private let owners = Mutex<[DeviceAddress: String]>([:])
     private let failed: @Sendable (OutputError) -> Void
 
     /// Creates one capture per board, each starting with the btsnoop header.
     init(
-        directory: RunDirectory, boards: [String], failed: @escaping @Sendable (OutputError) -> Void
+        directory: RunDirectory, boards: [String], radios: [String] = [],
+        failed: @escaping @Sendable (OutputError) -> Void
     ) throws(OutputError) {
-        var files: [String: AppendFile] = [:]
         let header = BTSnoop.Writer(unixTimeAtOrigin: .zero).header
-        for board in boards {
-            let file = try AppendFile(creating: directory.file(Self.relativePath(board)))
+        func create(_ path: String) throws(OutputError) -> AppendFile {
+            let file = try AppendFile(creating: directory.file(path))
             try file.append(header)
-            files[board] = file
+            return file
         }
+        var files: [String: AppendFile] = [:]
+        for board in boards { files[board] = try create(Self.relativePath(board)) }
         byBoard = files
+        var radioFiles: [String: AppendFile] = [:]
+        for radio in radios { radioFiles[radio] = try create(Self.relativePath(radio: radio)) }
+        byRadio = radioFiles
         self.failed = failed
     }
 
     static func relativePath(_ board: String) -> String { "captures/\(board).btsnoop" }
+    static func relativePath(radio: String) -> String { "captures/radio-\(radio).btsnoop" }
 
     /// Places the bench clock's origin on the calendar, for record timestamps; call it once the bench is open.
     func start(unixTimeAtOrigin: Duration) {
@@ -40,16 +48,20 @@ final class CaptureFiles: CaptureSink {
     }
 
     func record(radio: String, peer: DeviceAddress?, packet: HCI.H4Packet, direction: HCI.Direction, at: RigInstant) {
-        guard let peer, let board = owners.withLock({ $0[peer] }), let file = byBoard[board] else { return }
+        let board = peer.flatMap { peer in owners.withLock { $0[peer] } }.flatMap { byBoard[$0] }
+        let whole = byRadio[radio]
+        guard board != nil || whole != nil else { return }
         let bytes = writer.withLock { $0.recordBytes(packet, direction: direction, at: at) }
-        do { try file.append(bytes) } catch { failed(error) }
+        for file in [board, whole].compactMap(\.self) {
+            do { try file.append(bytes) } catch { failed(error) }
+        }
     }
 
     /// The capture files, in no particular order.
-    var files: [AppendFile] { Array(byBoard.values) }
+    var files: [AppendFile] { Array(byBoard.values) + Array(byRadio.values) }
 
     func flush() throws(OutputError) {
-        for file in byBoard.values { try file.flush() }
+        for file in files { try file.flush() }
     }
 }
 

@@ -23,7 +23,8 @@ struct RunFiles: Sendable {
         }
         recorder = try RunRecorder(directory: directory, progress: progress, failed: failed)
         let boards = rig.boards.map(\.id)
-        captures = try CaptureFiles(directory: directory, boards: boards, failed: failed)
+        let hardwareRadios = rig.radios.filter { !$0.isVirtual }.map(\.id)
+        captures = try CaptureFiles(directory: directory, boards: boards, radios: hardwareRadios, failed: failed)
         consoles = try ConsoleFiles(directory: directory, boards: boards)
         // Prove the disk takes bytes now rather than after an hour of testing.
         try captures.flush()

@@ -171,14 +171,47 @@ public final class HCIStack: Sendable {
         return events
     }
 
-    private func record(_ packet: HCI.H4Packet, _ direction: HCI.Direction, _ state: inout State, at now: RigInstant) {
+    private func record(
+        _ packet: HCI.H4Packet, _ direction: HCI.Direction, _ state: inout State, at now: RigInstant,
+        peer known: DeviceAddress? = nil
+    ) {
         guard let sink = state.capture else { return }
-        var peer: DeviceAddress?
-        if packet.type == .aclData, packet.body.count >= 2 {
-            let handle = (UInt16(packet.body[0]) | UInt16(packet.body[1]) << 8) & 0x0FFF
-            peer = state.host.links[handle]?.peer
+        sink.record(
+            radio: state.captureName, peer: known ?? Self.peer(of: packet, state.host.links), packet: packet,
+            direction: direction, at: now)
+    }
+
+    /// The device a packet concerns, so that each board's capture holds its own link's traffic: the link of an
+    /// ACL packet or of an event or command naming a handle, the peer of a connection attempt.
+    static func peer(of packet: HCI.H4Packet, _ links: [UInt16: HCIHost.Link]) -> DeviceAddress? {
+        func link(_ handle: UInt16) -> DeviceAddress? { links[handle & 0x0FFF]?.peer }
+        switch packet.type {
+        case .aclData:
+            guard packet.body.count >= 2 else { return nil }
+            return link(UInt16(packet.body[0]) | UInt16(packet.body[1]) << 8)
+        case .event:
+            guard let event = try? HCI.Event(decoding: HCI.EventPacket(decoding: packet.body)) else { return nil }
+            switch event {
+            case let .leConnectionComplete(complete): return complete.status == .success ? complete.peerAddress : nil
+            case let .disconnectionComplete(complete): return link(complete.handle)
+            case let .numberOfCompletedPackets(entries): return entries.first.flatMap { link($0.handle) }
+            case let .leConnectionUpdateComplete(_, handle, _, _, _), let .leRemoteConnectionParameterRequest(handle, _),
+                let .leDataLengthChange(handle, _, _, _, _), let .lePHYUpdateComplete(_, handle, _, _):
+                return link(handle)
+            default: return nil
+            }
+        case .command:
+            guard let command = try? HCI.Command(decoding: HCI.CommandPacket(decoding: packet.body)) else { return nil }
+            switch command {
+            case let .leCreateConnection(request), let .leExtendedCreateConnection(request): return request.peer
+            case let .disconnect(handle, _), let .leConnectionUpdate(handle, _), let .leSetDataLength(handle, _, _),
+                let .leSetPHY(handle, _, _), let .leRemoteConnectionParameterRequestReply(handle, _),
+                let .leRemoteConnectionParameterRequestNegativeReply(handle, _):
+                return link(handle)
+            default: return nil
+            }
+        default: return nil
         }
-        sink.record(radio: state.captureName, peer: peer, packet: packet, direction: direction, at: now)
     }
 
     func receive(_ packet: HCI.H4Packet) {
@@ -187,9 +220,10 @@ public final class HCIStack: Sendable {
             guard !state.closed else { return [] }
             state.counters.packetsIn += 1
             if packet.type == .aclData { state.counters.aclBytesIn += max(0, packet.body.count - 4) }
-            // A capture names the peer of a connection complete only after the host knows the link: record after.
+            // A disconnection's peer is known only before the host forgets the link.
+            let peer = state.capture == nil ? nil : Self.peer(of: packet, state.host.links)
             let actions = state.host.receive(packet, at: now)
-            record(packet, .controllerToHost, &state, at: now)
+            record(packet, .controllerToHost, &state, at: now, peer: peer)
             return perform(actions, &state, at: now)
         }
         deliver(events)
