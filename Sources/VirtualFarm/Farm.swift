@@ -21,12 +21,7 @@ public final class Farm: @unchecked Sendable {
         id: String, profile: Profile, settings: VirtualBoardSettings = VirtualBoardSettings()
     ) -> VirtualBoard {
         sim.assertIsolated()
-        let firmware: any BoardFirmware =
-            switch profile {
-            case .espPoint: EspPointFirmware(settings: settings, seed: sim.seed, id: id)
-            case .nano33BLESense: Nano33Firmware(settings: settings, seed: sim.seed, id: id)
-            case .hrm: HRMFirmware(settings: settings, seed: sim.seed, id: id)
-            }
+        let firmware = FirmwareCatalog.firmware(for: profile, settings: settings, seed: sim.seed, id: id)
         let address = settings.address ?? VirtualBoardSettings.defaultAddress(for: id, profile: profile)
         let board = VirtualBoard(id: id, address: address, settings: settings, firmware: firmware, air: air)
         air.add(board)

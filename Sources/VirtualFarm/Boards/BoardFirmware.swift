@@ -48,6 +48,21 @@ extension BoardFirmware {
     func consoleCommand(_ words: [Substring]) -> Bool { false }
 }
 
+/// The rig's test firmware for each profile: what the farm's boards and hosted boards run.
+enum FirmwareCatalog {
+    /// A new firmware of `profile` for the board `id`: its behaviour (sensors, heart rate) draws from `seed` in
+    /// streams named after the board.
+    static func firmware(
+        for profile: Profile, settings: VirtualBoardSettings, seed: UInt64, id: String
+    ) -> any BoardFirmware {
+        switch profile {
+        case .espPoint: EspPointFirmware(settings: settings, seed: seed, id: id)
+        case .nano33BLESense: Nano33Firmware(settings: settings, seed: seed, id: id)
+        case .hrm: HRMFirmware(settings: settings, seed: seed, id: id)
+        }
+    }
+}
+
 /// Hands the GATT server's calls to a firmware object (the server takes its application `inout`).
 struct FirmwareApplication: GATTServerApplication {
     // A class reference: the mutating calls below reach the one firmware object.

@@ -1,9 +1,12 @@
 import BLECore
 import DeviceProfiles
 
-/// One simulated board: the hardware around a ``BoardFirmware`` — power, a radio on the ``VirtualAir``, a GATT
-/// server, and a serial console. It boots with the console lines of device-profiles.md, advertises, takes one
-/// central at a time, and loses everything in RAM (links, subscriptions, timers) when it is reset or loses power.
+/// One simulated board: the hardware around a ``BoardFirmware`` — power, a radio, a GATT server, and a serial
+/// console. It boots with the console lines of device-profiles.md, advertises, takes one central at a time, and
+/// loses everything in RAM (links, subscriptions, timers) when it is reset or loses power.
+///
+/// Its radio is a ``BoardRadio``: the ``VirtualAir`` on the virtual farm, or a controller of its own when it is
+/// hosted on a real radio (``HostedBoard``). Either way its connections reach it as ``PeripheralBearer``s.
 ///
 /// Whatever a central sends, the board answers through BLECore's GATT server; nothing a peer does makes it trap.
 public final class VirtualBoard: AirPeripheral, @unchecked Sendable {
@@ -13,7 +16,7 @@ public final class VirtualBoard: AirPeripheral, @unchecked Sendable {
     public let address: DeviceAddress
     public let settings: VirtualBoardSettings
     let sim: Simulation
-    let air: VirtualAir
+    let radio: any BoardRadio
     let firmware: any BoardFirmware
 
     public var profile: Profile { firmware.profile }
@@ -39,7 +42,7 @@ public final class VirtualBoard: AirPeripheral, @unchecked Sendable {
     public var consoleListener: ((RigInstant, ConsoleLine) -> Void)?
 
     private(set) var server: GATTServer?
-    private var links: [GATTServer.ConnectionID: PeripheralLink] = [:]
+    private var links: [GATTServer.ConnectionID: any PeripheralBearer] = [:]
     /// Bumped at every reset and power loss: timers of an earlier boot find it changed and do nothing.
     private var generation = 0
     private var bootStartedAt = RigInstant.origin
@@ -47,15 +50,25 @@ public final class VirtualBoard: AirPeripheral, @unchecked Sendable {
     private var serving = false
     private var deferred: [() -> Void] = []
 
+    /// A board on `radio`, inside `sim`; it starts powered off. The caller adds it to the radio if the radio keeps a
+    /// list (``VirtualAir/add(_:)``).
     init(
-        id: String, address: DeviceAddress, settings: VirtualBoardSettings, firmware: any BoardFirmware, air: VirtualAir
+        id: String, address: DeviceAddress, settings: VirtualBoardSettings, firmware: any BoardFirmware,
+        sim: Simulation, radio: any BoardRadio
     ) {
         self.id = id
         self.address = address
         self.settings = settings
         self.firmware = firmware
-        self.air = air
-        sim = air.sim
+        self.sim = sim
+        self.radio = radio
+    }
+
+    /// A board on the virtual farm's air.
+    convenience init(
+        id: String, address: DeviceAddress, settings: VirtualBoardSettings, firmware: any BoardFirmware, air: VirtualAir
+    ) {
+        self.init(id: id, address: address, settings: settings, firmware: firmware, sim: air.sim, radio: air)
     }
 
     // MARK: Power and resets
@@ -145,7 +158,7 @@ public final class VirtualBoard: AirPeripheral, @unchecked Sendable {
         setAdvertising(
             AdvertisingState(
                 data: data, scanResponse: scanResponse,
-                interval: settings.advertisingInterval ?? air.parameters.advertisingInterval, since: sim.now,
+                interval: settings.advertisingInterval ?? radio.defaultAdvertisingInterval, since: sim.now,
                 rssi: settings.rssi))
     }
 
@@ -160,14 +173,15 @@ public final class VirtualBoard: AirPeripheral, @unchecked Sendable {
     private func setAdvertising(_ state: AdvertisingState?) {
         guard state != advertising else { return }
         advertising = state
-        air.advertisingChanged(self)
+        radio.setAdvertising(state, of: address)
     }
 
     // MARK: Connections
 
-    public func accept(_ link: PeripheralLink) {
+    /// A central connected: the board stops advertising and serves it on `link` from now on. Off, booting or
+    /// already connected, the board ignores it (on the air, the central's attempt then fails).
+    public func accept(_ link: any PeripheralBearer) {
         sim.assertIsolated()
-        // Off, booting or already connected: the board does not answer and the central's attempt fails.
         guard server != nil, links.isEmpty else { return }
         let connection = GATTServer.ConnectionID(rawValue: link.handle)
         let boot = generation
@@ -183,10 +197,8 @@ public final class VirtualBoard: AirPeripheral, @unchecked Sendable {
                 guard let self, generation == boot else { return }
                 linkDown(connection, reason: reason)
             })
-        log(
-            "I", "BLE",
-            "connected handle=0x\(String(link.handle, radix: 16)) interval_ms=\(link.parameters.connectionInterval.milliseconds)"
-        )
+        let interval = link.connectionInterval.map { " interval_ms=\($0.milliseconds)" } ?? ""
+        log("I", "BLE", "connected handle=0x\(String(link.handle, radix: 16))\(interval)")
         firmware.connected(connection)
     }
 

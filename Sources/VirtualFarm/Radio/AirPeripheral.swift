@@ -7,8 +7,9 @@ public protocol AirPeripheral: AnyObject, Sendable {
     /// What the peripheral is advertising now; nil while it is not advertising (connected, off, or silent).
     var advertising: AdvertisingState? { get }
 
-    /// A central's CONNECT_IND reached the peripheral: it stops advertising and owns `link` from now on.
-    func accept(_ link: PeripheralLink)
+    /// A central's CONNECT_IND reached the peripheral: it stops advertising and owns `bearer` (a ``PeripheralLink``)
+    /// from now on.
+    func accept(_ bearer: any PeripheralBearer)
 }
 
 /// An advertising set: what is sent, how often, since when.
@@ -37,8 +38,8 @@ public struct AdvertisingState: Sendable, Hashable {
     }
 }
 
-/// The peripheral's end of a virtual link.
-public final class PeripheralLink: @unchecked Sendable {
+/// The peripheral's end of a virtual link: the ``PeripheralBearer`` of a board on the virtual farm.
+public final class PeripheralLink: PeripheralBearer, @unchecked Sendable {
     // @unchecked Sendable: confined to the simulation thread like the link it wraps.
     let link: VirtualLink
 
@@ -46,6 +47,7 @@ public final class PeripheralLink: @unchecked Sendable {
 
     public var handle: UInt16 { link.handle }
     public var parameters: LinkParameters { link.parameters }
+    public var connectionInterval: Duration? { link.parameters.connectionInterval }
     public var isUp: Bool { link.state == .up }
 
     /// Attaches the peripheral's handlers: complete ATT PDUs from the central, and the end of the link.
@@ -60,7 +62,9 @@ public final class PeripheralLink: @unchecked Sendable {
     public var canSend: Bool { link.hasSpace(.peripheral) }
 
     /// Closes the link (the central sees `reason`, 0x13 by default; 0x15 when powering off).
-    public func terminate(reason: HCIErrorCode = .remoteUserTerminated) { link.terminate(from: .peripheral, reason: reason) }
+    public func terminate(reason: HCIErrorCode = .remoteUserTerminated) {
+        link.terminate(from: .peripheral, reason: reason)
+    }
 
     /// The peripheral vanished without a word (power loss, reset): the central notices after the supervision
     /// timeout; this side hears nothing more.

@@ -2,7 +2,9 @@ import BLECore
 
 /// The radio medium of one simulation: the boards advertising on it, the scans listening, and the connections
 /// being made. Advertising events are computed, not ticked: an event is simulated only when someone listens.
-public final class VirtualAir: @unchecked Sendable {
+///
+/// It is the ``BoardRadio`` of every board on the farm, and hands each a ``PeripheralLink`` when a central connects.
+public final class VirtualAir: BoardRadio, @unchecked Sendable {
     // @unchecked Sendable: confined to the simulation thread; entry points assert it.
 
     public let sim: Simulation
@@ -63,6 +65,17 @@ public final class VirtualAir: @unchecked Sendable {
     public func advertisingChanged(_ peripheral: any AirPeripheral) {
         sim.assertIsolated()
         guard let entry = peripherals.first(where: { $0.peripheral === peripheral }) else { return }
+        rearm(entry)
+    }
+
+    public var defaultAdvertisingInterval: Duration { parameters.advertisingInterval }
+
+    /// The peripheral at `address` changed its advertising. The air reads the set from the peripheral itself
+    /// (``AirPeripheral/advertising``), at every event and prediction; `set` is what the peripheral reports now.
+    public func setAdvertising(_ set: AdvertisingState?, of address: DeviceAddress) {
+        sim.assertIsolated()
+        guard let entry = peripherals.first(where: { $0.peripheral.address == address }) else { return }
+        assert(entry.peripheral.advertising == set, "the peripheral at \(address) reports another advertising set")
         rearm(entry)
     }
 

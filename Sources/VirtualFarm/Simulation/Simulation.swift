@@ -2,20 +2,34 @@ import BLECore
 import Foundation
 import Synchronization
 
-/// One deterministic simulation: a virtual clock, a seed, and an executor that runs every task of the
-/// simulation on one thread. Everything a simulation owns (radios, links, boards) lives on that thread.
+/// One simulation: a clock, a seed, and an executor that runs every task of the simulation on one thread.
+/// Everything a simulation owns (radios, links, boards) lives on that thread.
+///
+/// A simulation runs in virtual time (``run(seed:horizon:_:)``): deterministic, every run with the same seed the
+/// same. Or it runs on the wall clock (``runOnWallClock(seed:_:)``), for board models that face real radios: its
+/// timers fire at real time, and other threads hand it work with ``post(_:)``.
 public final class Simulation: Sendable {
+    /// How a simulation's time passes.
+    public enum Pacing: Sendable, Hashable {
+        /// Virtual time, which jumps to the next timer whenever every task waits.
+        case virtualTime
+        /// The monotonic time since the run began: timers are waited for.
+        case wallClock
+    }
+
     public let seed: UInt64
+    public let pacing: Pacing
     public let clock: VirtualClock
     let executor: SimulationExecutor
 
-    private init(seed: UInt64) {
+    private init(seed: UInt64, pacing: Pacing) {
         self.seed = seed
-        executor = SimulationExecutor()
+        self.pacing = pacing
+        executor = SimulationExecutor(pacing: pacing)
         clock = VirtualClock(executor: executor)
     }
 
-    /// Virtual time now.
+    /// The simulation's time now: virtual time, or on the wall clock the monotonic time since the run began.
     public var now: RigInstant { executor.now }
 
     /// Runs `body` inside a new simulation and returns its result. Virtual time starts at zero and advances
@@ -26,7 +40,7 @@ public final class Simulation: Sendable {
         horizon: Duration = .seconds(400 * 24 * 3600),
         _ body: @escaping @Sendable (Simulation) async throws -> T
     ) async throws -> T {
-        let simulation = Simulation(seed: seed)
+        let simulation = Simulation(seed: seed, pacing: .virtualTime)
         let finished = Atomic(false)
         let task = Task(executorPreference: simulation.executor) {
             defer { finished.store(true, ordering: .releasing) }
@@ -44,11 +58,49 @@ public final class Simulation: Sendable {
             }
             return first
         }
+        executor.closePosts()
         switch stop {
         case .finished: return try await task.value
         case .deadlock: throw SimulationError.stalled(at: simulation.now)
         case .horizon: throw SimulationError.horizonReached(horizon)
         }
+    }
+
+    /// Runs `body` inside a new simulation on the wall clock and returns its result. Time starts at zero when the run
+    /// begins and is the monotonic time elapsed since; a timer (a sleep on ``clock``, a board's) fires once that
+    /// time reaches its deadline, unless other work comes first. The simulation thread sleeps while there is nothing
+    /// to do, and wakes for the next deadline or for work from outside (``post(_:)``). Nothing here is
+    /// deterministic, and there is no stall detection: a task may always be waiting for outside I/O. The run ends
+    /// when `body` returns or throws; cancelling the calling task cancels `body`.
+    public static func runOnWallClock<T: Sendable>(
+        seed: UInt64, _ body: @escaping @Sendable (Simulation) async throws -> T
+    ) async throws -> T {
+        let simulation = Simulation(seed: seed, pacing: .wallClock)
+        let finished = Atomic(false)
+        let task = Task(executorPreference: simulation.executor) { @Sendable () async throws -> T in
+            defer { finished.store(true, ordering: .releasing) }
+            return try await body(simulation)
+        }
+        let executor = simulation.executor
+        await withTaskCancellationHandler {
+            await onOwnThread { executor.runOnWallClock { finished.load(ordering: .acquiring) } }
+        } onCancel: {
+            task.cancel()
+        }
+        executor.closePosts()
+        return try await task.value
+    }
+
+    /// Runs `action` on the simulation thread as soon as it is free, after every action posted before it. Callable
+    /// from any thread, and the way into the simulation for one that is not its own (an I/O thread delivering
+    /// what a controller reported); it wakes the simulation thread if it sleeps. Returns false, and drops the
+    /// action, once the run is over.
+    ///
+    /// In virtual time, an action posted from another thread runs at whatever instant the simulation has reached:
+    /// such a run is no longer a function of its seed.
+    @discardableResult
+    public func post(_ action: @escaping @Sendable () -> Void) -> Bool {
+        executor.post(action)
     }
 
     /// Runs `action` on the simulation thread at `deadline`. Only simulation components call this; the action
@@ -66,12 +118,13 @@ public final class Simulation: Sendable {
 
     func cancel(_ timer: TimerQueue.ID) { executor.cancel(timer) }
 
-    /// Jobs run and timers fired so far (for benchmarks).
+    /// Jobs (posted actions included) run and timers fired so far (for benchmarks).
     public var work: (jobs: Int, timers: Int) { (executor.jobsRun, executor.timersFired) }
 
     /// Traps when called off the simulation thread: simulation components are confined to it.
     func assertIsolated(_ file: StaticString = #fileID, _ line: UInt = #line) {
-        precondition(executor.isOnSimulationThread, "simulation state touched off the simulation thread", file: file, line: line)
+        precondition(
+            executor.isOnSimulationThread, "simulation state touched off the simulation thread", file: file, line: line)
     }
 }
 
@@ -85,7 +138,8 @@ public enum SimulationError: Error, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case let .stalled(at): "the simulation stalled at \(at): every task waits and nothing is scheduled"
-        case let .horizonReached(horizon): "the simulation passed its horizon of \(horizon.seconds.formatted(.number)) s of virtual time"
+        case let .horizonReached(horizon):
+            "the simulation passed its horizon of \(horizon.seconds.formatted(.number)) s of virtual time"
         }
     }
 }

@@ -1,8 +1,9 @@
 import BLECore
 import Synchronization
 
-/// The simulation's clock: `now` is virtual time, and `sleep` parks the task until the simulation reaches the
-/// deadline. Sleeping costs no wall time; a sleeping task that is cancelled wakes at once with `CancellationError`.
+/// The simulation's clock: `now` is the simulation's time, and `sleep` parks the task until the simulation reaches
+/// the deadline. In virtual time sleeping costs no wall time; on the wall clock it lasts as long as it says. A
+/// sleeping task that is cancelled wakes at once with `CancellationError`.
 public struct VirtualClock: RigClock {
     let executor: SimulationExecutor
 
