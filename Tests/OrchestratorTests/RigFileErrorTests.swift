@@ -68,12 +68,12 @@ private let brokenRigs: [BrokenRig] = [
     BrokenRig(
         "unknown radio kind",
         yaml("rig: t", "radio: virtaul", "boards: [{id: b1, profile: hrm}]", "suites: [discovery]"),
-        .invalidValue, at: "2:8", "unknown radio kind 'virtaul' (expected virtual, bluez or hci)"),
+        .invalidValue, at: "2:8", "unknown radio kind 'virtaul' (expected virtual, bluez, hci or rootcanal)"),
     BrokenRig(
         "radio as a list",
         yaml("rig: t", "radio: [virtual]", "boards: [{id: b1, profile: hrm}]", "suites: [discovery]"),
         .wrongType, at: "2:8",
-        "'radio' must be a kind (virtual, bluez or hci) or a mapping such as {kind: bluez, adapter: hci0}, "
+        "'radio' must be a kind (virtual, bluez, hci or rootcanal) or a mapping such as {kind: bluez, adapter: hci0}, "
             + "found a list"),
     BrokenRig(
         "radio without kind",

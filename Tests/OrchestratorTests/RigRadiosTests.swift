@@ -13,6 +13,25 @@ private let board = "boards: [{id: b1, profile: hrm, match: {name: H}}]"
 /// its single issue.
 private let brokenRadios: [BrokenRig] = [
     BrokenRig(
+        "tick_ms on a rootcanal blerig does not start",
+        yaml(
+            "rig: t", "radio: {kind: rootcanal, transport: \"tcp:127.0.0.1:6402\", tick_ms: 1}", board,
+            "suites: [discovery]"),
+        .invalidValue, at: "2:59",
+        "'tick_ms' does not apply to a rootcanal radio that blerig does not start (set its tick through its test "
+            + "channel)"),
+    BrokenRig(
+        "tick_ms on a virtual radio", yaml("rig: t", "radio: {kind: virtual, tick_ms: 5}", board, "suites: [discovery]"),
+        .invalidValue, at: "2:24", "'tick_ms' does not apply to a virtual radio"),
+    BrokenRig(
+        "rootcanal beside hardware",
+        yaml(
+            "rig: t", "radios:", "  - {id: rc, kind: rootcanal}", "  - {id: hw, kind: bluez}", board,
+            "suites: [discovery]"),
+        .conflict, at: "4:5",
+        "radio 'hw' is bluez but radio 'rc' (at 3:5) is rootcanal: a rig's radios are all virtual, all rootcanal or "
+            + "all hardware, since board models are reachable only on their own air"),
+    BrokenRig(
         "max_links zero", yaml("rig: t", "radio: {kind: virtual, max_links: 0}", board, "suites: [discovery]"),
         .outOfRange, at: "2:35", "'max_links' must be between 1 and 64, found 0"),
     BrokenRig(
@@ -71,16 +90,16 @@ private let brokenRadios: [BrokenRig] = [
             "rig: t", "radios:", "  - {id: sim, kind: virtual}", "  - {id: dongle, kind: bluez}", board,
             "suites: [discovery]"),
         .conflict, at: "4:5",
-        "radio 'dongle' is bluez but radio 'sim' (at 3:5) is virtual: a rig's radios are all virtual or all "
-            + "hardware, since virtual boards are reachable only by virtual radios"),
+        "radio 'dongle' is bluez but radio 'sim' (at 3:5) is virtual: a rig's radios are all virtual, all rootcanal or all "
+            + "hardware, since board models are reachable only on their own air"),
     BrokenRig(
         "hardware radios after a virtual one",
         yaml(
             "rig: t", "radios:", "  - {id: sim, kind: virtual}", "  - {id: a, kind: bluez, adapter: hci0}",
             "  - {id: b, kind: bluez, adapter: hci1}", "boards: [{id: b1, profile: hrm}]", "suites: [discovery]"),
         .conflict, at: "4:5",
-        "radio 'a' is bluez but radio 'sim' (at 3:5) is virtual: a rig's radios are all virtual or all hardware, "
-            + "since virtual boards are reachable only by virtual radios"),
+        "radio 'a' is bluez but radio 'sim' (at 3:5) is virtual: a rig's radios are all virtual, all rootcanal or all "
+            + "hardware, since board models are reachable only on their own air"),
     BrokenRig(
         "radios written without a value", yaml("rig: t", "radios:", board, "suites: [discovery]"), .missingKey,
         at: "2:1", "the rig file needs 'radios' to have a value"),
@@ -230,6 +249,26 @@ private let brokenRadios: [BrokenRig] = [
         #expect(rig.radios.map(\.id) == ["air-1", "air-2"])
         #expect(rig.radios.map(\.maxLinks) == [4, nil])
         #expect(rig.isVirtual && rig.afterRun == .off)
+    }
+
+    @Test func theShippedRootcanalRigServesItsBoardModels() throws {
+        let rig = try RigTesting.load(
+            String(contentsOf: RigTesting.repositoryRoot.appending(path: "rigs/rootcanal.yaml"), encoding: .utf8))
+        #expect(rig.radios.map(\.kind) == [.rootcanal(nil, tickMilliseconds: 1)])
+        #expect(rig.servesBoardModels && !rig.isVirtual)
+        // Board models need no 'match': they are found by their own address.
+        #expect(rig.boards.map(\.id) == ["esp-01", "nano-01", "hrm-01"])
+        #expect(rig.boards.allSatisfy { $0.match == nil })
+    }
+
+    @Test func aRootcanalRadioMayNameOneAlreadyRunning() throws {
+        let rig = try RigTesting.load(
+            yaml(
+                "rig: t", "radios:", "  - {id: a, kind: rootcanal, transport: \"tcp:127.0.0.1:6402\"}",
+                "  - {id: b, kind: rootcanal, transport: \"tcp:127.0.0.1:6402\"}",
+                "boards: [{id: b1, profile: hrm}]", "suites: [discovery]"))
+        // Each connection to rootcanal's HCI port is a controller of its own: two radios may share the port.
+        #expect(rig.radios.map(\.kind) == Array(repeating: .rootcanal(.tcp(host: "127.0.0.1", port: 6402), tickMilliseconds: 1), count: 2))
     }
 
     @Test(arguments: brokenRadios)

@@ -1,7 +1,7 @@
 extension RadioConfig {
     /// The names `kind:` takes.
     enum KindName: String, CaseIterable {
-        case virtual, bluez, hci
+        case virtual, bluez, hci, rootcanal
     }
 
     static let transportForms = "tcp:HOST:PORT, uart:/dev/PATH@BAUD or user:hciN"
@@ -20,6 +20,7 @@ extension RadioConfig {
             switch kind {
             case .virtual: return RadioConfig(.virtual, at: node.location)
             case .bluez: return RadioConfig(.bluez(adapter: defaultBlueZAdapter), at: node.location)
+            case .rootcanal: return RadioConfig(.rootcanal(nil, tickMilliseconds: defaultRootcanalTick), at: node.location)
             case .hci:
                 diagnostics.record(
                     .missingKey,
@@ -31,7 +32,7 @@ extension RadioConfig {
         guard node.entries != nil else {
             diagnostics.record(
                 .wrongType,
-                "'radio' must be a kind (virtual, bluez or hci) or a mapping such as {kind: bluez, adapter: hci0}, "
+                "'radio' must be a kind (virtual, bluez, hci or rootcanal) or a mapping such as {kind: bluez, adapter: hci0}, "
                     + "found \(node.summary)", at: node.location)
             return nil
         }
@@ -93,6 +94,7 @@ extension RadioConfig {
             }
         }
         let maxLinks = reader.integer("max_links", in: maxLinksRange)
+        let tick = reader.integer("tick_ms", in: 1...100)
         reader.rejectUnknownKeys()
         guard let kind else { return nil }
         func refuse(_ key: String, _ advice: String = "") {
@@ -104,11 +106,20 @@ extension RadioConfig {
         case .virtual:
             refuse("adapter")
             refuse("transport")
+            refuse("tick_ms")
             radioKind = .virtual
         case .bluez:
             refuse("transport", " (for blerig's own HCI host write kind: hci)")
+            refuse("tick_ms")
             radioKind = .bluez(adapter: adapter ?? defaultBlueZAdapter)
+        case .rootcanal:
+            refuse("adapter")
+            if transport != nil {
+                refuse("tick_ms", " that blerig does not start (set its tick through its test channel)")
+            }
+            radioKind = .rootcanal(transport, tickMilliseconds: tick ?? defaultRootcanalTick)
         case .hci:
+            refuse("tick_ms")
             refuse("adapter", " (write transport: user:\(adapter ?? "hci0") for an adapter's HCI user channel)")
             guard let transport else {
                 if reader.value("transport") == nil {

@@ -16,7 +16,14 @@ public struct RadioConfig: Hashable, Sendable {
         case bluez(adapter: String)
         /// A controller driven by blerig's own HCI host over H4.
         case hci(Transport)
+        /// A controller of rootcanal, Google's virtual controller, driven by blerig's HCI host, with every board
+        /// of the rig served from its model on a controller of its own. `transport` names a rootcanal already
+        /// running (its HCI port); nil starts one on free ports for the run, with its tick set to `tickMilliseconds`.
+        case rootcanal(Transport?, tickMilliseconds: Int)
     }
+
+    /// rootcanal's tick when blerig starts it: every packet waits for the next tick (its default is 5 ms).
+    public static let defaultRootcanalTick = 1
 
     /// Where H4 HCI packets travel for a `kind: hci` radio, written as one string.
     public enum Transport: Hashable, Sendable, CustomStringConvertible {
@@ -117,12 +124,22 @@ public struct RadioConfig: Hashable, Sendable {
 
     public var isVirtual: Bool { kind == .virtual }
 
+    /// True when the rig's boards are blerig's own board models (the virtual farm, or served over rootcanal)
+    /// rather than hardware found on the air.
+    public var servesBoardModels: Bool {
+        switch kind {
+        case .virtual, .rootcanal: true
+        case .bluez, .hci: false
+        }
+    }
+
     /// `kind:` as written: `virtual`, `bluez` or `hci`.
     public var kindName: String {
         switch kind {
         case .virtual: "virtual"
         case .bluez: "bluez"
         case .hci: "hci"
+        case .rootcanal: "rootcanal"
         }
     }
 
@@ -132,7 +149,8 @@ public struct RadioConfig: Hashable, Sendable {
     /// user channel), a TCP endpoint or a serial device (whatever its baud rate). Nil for the virtual radio.
     var device: String? {
         switch kind {
-        case .virtual: nil
+        // Every connection to rootcanal's HCI port is a controller of its own: radios may share it.
+        case .virtual, .rootcanal: nil
         case .bluez(let adapter), .hci(.userChannel(let adapter)): "adapter \(adapter)"
         case .hci(.tcp(let host, let port)): "transport tcp:\(host.lowercased()):\(port)"
         case .hci(.uart(let path, _)): "serial device \(RigWording.quoted(path))"
@@ -143,5 +161,18 @@ public struct RadioConfig: Hashable, Sendable {
     static func isAdapterName(_ text: String) -> Bool {
         let number = text.dropFirst(3)
         return text.hasPrefix("hci") && !number.isEmpty && number.allSatisfy(\.isASCII) && UInt(number) != nil
+    }
+}
+
+extension RadioConfig {
+    /// Radios of one rig share a family: the virtual farm's air, one rootcanal, or the real air.
+    enum Family { case virtual, rootcanal, hardware }
+
+    var family: Family {
+        switch kind {
+        case .virtual: .virtual
+        case .rootcanal: .rootcanal
+        case .bluez, .hci: .hardware
+        }
     }
 }

@@ -69,7 +69,8 @@ extension RigConfig {
         if elements.isEmpty {
             diagnostics.record(.missingKey, "'boards' must list at least one board", at: node.location)
         }
-        let isVirtual = radios.configs.map { !$0.isEmpty && $0.allSatisfy(\.isVirtual) } ?? false
+        // Board models (the virtual farm, rootcanal) have addresses of their own; hardware must be matched.
+        let isVirtual = radios.configs.map { !$0.isEmpty && $0.allSatisfy(\.servesBoardModels) } ?? false
         var boards: [BoardConfig] = []
         var seen = RigBindingRegistry(diagnostics: diagnostics)
         for (index, element) in elements.enumerated() {

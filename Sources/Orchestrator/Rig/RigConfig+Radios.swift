@@ -58,13 +58,13 @@ extension RigConfig {
                 let at = element["adapter"]?.location ?? element["transport"]?.location ?? element.location
                 seen.claim(device, by: "radio \(RigWording.quoted(radio.id))", at: at)
             }
-            if !mixed, let first = radios.first, first.isVirtual != radio.isVirtual {
+            if !mixed, let first = radios.first, first.family != radio.family {
                 mixed = true
                 diagnostics.record(
                     .conflict,
                     "radio \(RigWording.quoted(radio.id)) is \(radio.kindName) but radio \(RigWording.quoted(first.id)) "
-                        + "(at \(first.location.lineAndColumn)) is \(first.kindName): a rig's radios are all virtual or "
-                        + "all hardware, since virtual boards are reachable only by virtual radios",
+                        + "(at \(first.location.lineAndColumn)) is \(first.kindName): a rig's radios are all virtual, "
+                        + "all rootcanal or all hardware, since board models are reachable only on their own air",
                     at: radio.location)
             }
             radios.append(radio)

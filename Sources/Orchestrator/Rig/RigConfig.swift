@@ -75,6 +75,9 @@ public struct RigConfig: Hashable, Sendable {
     /// hardware radios.)
     public var isVirtual: Bool { radios.allSatisfy(\.isVirtual) }
 
+    /// True when blerig serves the boards from their models (virtual farm or rootcanal).
+    public var servesBoardModels: Bool { radios.allSatisfy(\.servesBoardModels) }
+
     /// The radio with `id`, if any.
     public func radio(id: String) -> RadioConfig? { radios.first { $0.id == id } }
 

@@ -74,11 +74,30 @@ extension HCIStack {
         return stream
     }
 
+    /// An advertisement is reported merged with the advertiser's scan response, as scanning hosts report devices:
+    /// a scannable advertisement waits for the response this active scan asked for, and goes out alone only when
+    /// the advertiser's next advertisement comes first (the response was lost).
     func deliverAdvertisement(_ report: HCI.AdvertisingReport) {
         let now = clock.now
         let deliveries = state.withLock { state -> [(AsyncStream<Advertisement>.Continuation, Advertisement)] in
+            // Where private addresses rotate, advertisers come and go: forget them all now and then.
+            if state.reportCache.count >= 4096, state.reportCache[report.address] == nil {
+                state.reportCache = [:]
+                state.awaitingResponse = []
+            }
             var cached = state.reportCache[report.address] ?? ([], [])
-            if report.scanResponse { cached.scanResponse = report.data } else { cached.data = report.data }
+            let awaited = state.awaitingResponse.contains(report.address)
+            if report.scanResponse {
+                cached.scanResponse = report.data
+                state.awaitingResponse.remove(report.address)
+            } else {
+                cached.data = report.data
+                if report.scannable, state.host.configuration.scan.active, !awaited {
+                    state.awaitingResponse.insert(report.address)
+                    state.reportCache[report.address] = cached
+                    return []
+                }
+            }
             state.reportCache[report.address] = cached
             guard !state.scans.isEmpty else { return [] }
             // Malformed AD structures from a board lose only themselves: the report still counts.

@@ -19,6 +19,8 @@ public final class HCIStack: Sendable {
         var readyWaiters: [CheckedContinuation<Result<HCIHost.ControllerInfo, HCIStackError>, Never>] = []
         var scans: [Int: Scan] = [:]
         var reportCache: [DeviceAddress: (data: [UInt8], scanResponse: [UInt8])] = [:]
+        /// Scannable advertisers whose advertisement waits for its scan response.
+        var awaitingResponse: Set<DeviceAddress> = []
         var attempts: [DeviceAddress: CheckedContinuation<Result<HCIHost.Link, HCIErrorCode>, Never>] = [:]
         var links: [UInt16: any HCILinkHandler] = [:]
         var sendWaiters: [UInt16: [Int: CheckedContinuation<Void, Never>]] = [:]

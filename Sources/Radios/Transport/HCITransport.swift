@@ -6,7 +6,7 @@ import BLECore
 /// Packets from the controller are delivered on the transport's own reader thread, in order, one call at a
 /// time, as soon as each is complete: the host handles them synchronously there, so a response reaches the
 /// waiting task without a hop through another queue.
-public protocol HCITransport: AnyObject, Sendable {
+public protocol HCITransport: AnyObject, Sendable, CustomStringConvertible {
     /// What the transport is, for messages and reports: `tcp:127.0.0.1:6402`, `uart:/dev/ttyACM0@1000000`,
     /// `hci-user:0`.
     var description: String { get }
