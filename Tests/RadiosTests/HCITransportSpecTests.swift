@@ -13,6 +13,21 @@ import Testing
         Valid(text: "tcp:127.0.0.1:6402", spec: .tcp(host: "127.0.0.1", port: 6402), canonical: "tcp:127.0.0.1:6402"),
         Valid(text: "tcp:localhost:1", spec: .tcp(host: "localhost", port: 1), canonical: "tcp:localhost:1"),
         Valid(text: "tcp:[::1]:6402", spec: .tcp(host: "::1", port: 6402), canonical: "tcp:[::1]:6402"),
+        Valid(
+            text: "uart:/dev/ttyACM0@1000000", spec: .uart(path: "/dev/ttyACM0", baud: 1_000_000, flowControl: .rtsCts),
+            canonical: "uart:/dev/ttyACM0@1000000"),
+        Valid(
+            text: "uart:/dev/ttyUSB1@115200,flow=none",
+            spec: .uart(path: "/dev/ttyUSB1", baud: 115_200, flowControl: .none),
+            canonical: "uart:/dev/ttyUSB1@115200,flow=none"),
+        Valid(
+            text: "uart:/dev/ttyAMA0@3000000,flow=rtscts",
+            spec: .uart(path: "/dev/ttyAMA0", baud: 3_000_000, flowControl: .rtsCts),
+            canonical: "uart:/dev/ttyAMA0@3000000"),
+        Valid(
+            text: "uart:/dev/serial/by-id/usb-ZEPHYR_HCI_UART_0123-if00",
+            spec: .uart(path: "/dev/serial/by-id/usb-ZEPHYR_HCI_UART_0123-if00", baud: 1_000_000, flowControl: .rtsCts),
+            canonical: "uart:/dev/serial/by-id/usb-ZEPHYR_HCI_UART_0123-if00@1000000"),
     ]
 
     @Test("a valid spec parses, is written in its canonical form, and that form parses back", arguments: valid)
@@ -31,7 +46,7 @@ import Testing
     }
 
     static let invalid: [Invalid] = [
-        Invalid(text: "", says: "names no transport; write tcp:HOST:PORT"),
+        Invalid(text: "", says: "names no transport; write tcp:HOST:PORT or uart:PATH@BAUD[,flow=none]"),
         Invalid(text: "127.0.0.1", says: "names no transport"),
         Invalid(text: "usb:0", says: "'usb' is not a transport"),
         Invalid(text: "tcp:localhost", says: "has no port; write tcp:HOST:PORT"),
@@ -41,6 +56,10 @@ import Testing
         Invalid(text: "tcp:localhost:+64", says: "'+64' is not a TCP port"),
         Invalid(text: "tcp:::1:6402", says: "write an IPv6 host in brackets"),
         Invalid(text: "tcp:[::1]6402", says: "an IPv6 host is written [ADDRESS]:PORT"),
+        Invalid(text: "uart:/dev/ttyACM0@1234", says: "'1234' is not a baud rate a serial port can be set to (9600,"),
+        Invalid(text: "uart:/dev/ttyACM0@", says: "'' is not a baud rate"),
+        Invalid(text: "uart:ttyACM0@115200", says: "'ttyACM0' is not the path of a serial port, such as /dev/ttyACM0"),
+        Invalid(text: "uart:/dev/ttyACM0@115200,flow=xonxoff", says: "'flow=xonxoff' is not a UART option"),
     ]
 
     @Test("a malformed spec says what is wrong and how to write it", arguments: invalid)
@@ -50,6 +69,15 @@ import Testing
         } throws: { error in
             guard let error = error as? HCITransportError else { return false }
             return error.code == .invalidSpec && error.message.contains(invalid.says)
+        }
+    }
+
+    @Test("the baud rates a spec may name are the termios rates from 9600 to 4000000")
+    func baudRates() {
+        #expect(UARTTransport.baudRates.first == 9600)
+        #expect(UARTTransport.baudRates.last == 4_000_000)
+        for rate in [115_200, 230_400, 460_800, 921_600, 1_000_000, 2_000_000, 3_000_000] {
+            #expect(UARTTransport.baudRates.contains(rate))
         }
     }
 }

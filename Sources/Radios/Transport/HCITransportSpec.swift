@@ -2,12 +2,19 @@
 ///
 /// - `tcp:HOST:PORT` — H4 over TCP (rootcanal: `tcp:127.0.0.1:6402`); an IPv6 host goes in brackets,
 ///   `tcp:[::1]:6402`.
+/// - `uart:PATH@BAUD[,flow=none]` — H4 over a serial port, RTS/CTS flow control unless `flow=none`
+///   (`uart:/dev/ttyACM0@1000000`). Without `@BAUD` the rate is 1000000, the usual rate of Zephyr's and Nordic's
+///   HCI UART firmware; ``description`` always writes it. The path may not contain a comma.
 ///
 /// ``description`` writes the canonical form, which ``parse(_:)`` reads back to the same spec.
 public enum HCITransportSpec: Hashable, Sendable, CustomStringConvertible {
     case tcp(host: String, port: UInt16)
+    case uart(path: String, baud: Int, flowControl: UARTTransport.FlowControl)
 
-    private static let forms = "tcp:HOST:PORT"
+    /// The UART rate when a spec names none.
+    public static let defaultBaud = 1_000_000
+
+    private static let forms = "tcp:HOST:PORT or uart:PATH@BAUD[,flow=none]"
 
     public static func parse(_ text: String) throws(HCITransportError) -> Self {
         guard let colon = text.firstIndex(of: ":") else {
@@ -16,6 +23,7 @@ public enum HCITransportSpec: Hashable, Sendable, CustomStringConvertible {
         let rest = text[text.index(after: colon)...]
         switch text[..<colon] {
         case "tcp": return try parseTCP(rest, text)
+        case "uart": return try parseUART(rest, text)
         case let scheme: throw invalid("'\(text)': '\(scheme)' is not a transport; write \(forms)")
         }
     }
@@ -23,13 +31,15 @@ public enum HCITransportSpec: Hashable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case let .tcp(host, port): host.contains(":") ? "tcp:[\(host)]:\(port)" : "tcp:\(host):\(port)"
+        case let .uart(path, baud, flowControl): "uart:\(path)@\(baud)" + (flowControl == .none ? ",flow=none" : "")
         }
     }
 
-    /// Opens the transport the spec names.
+    /// Opens the transport the spec names: connects, or configures the port.
     public func open() throws(HCITransportError) -> any HCITransport {
         switch self {
         case let .tcp(host, port): try TCPTransport(host: host, port: port)
+        case let .uart(path, baud, flowControl): try UARTTransport(path: path, baud: baud, flowControl: flowControl)
         }
     }
 
@@ -66,5 +76,34 @@ public enum HCITransportSpec: Hashable, Sendable, CustomStringConvertible {
             throw invalid("'\(text)': '\(port)' is not a TCP port (1–65535)")
         }
         return .tcp(host: String(host), port: number)
+    }
+
+    private static func parseUART(_ rest: Substring, _ text: String) throws(HCITransportError) -> Self {
+        let parts = rest.split(separator: ",", omittingEmptySubsequences: false)
+        var path = parts[0]
+        var baud = defaultBaud
+        if let at = path.lastIndex(of: "@") {
+            let rate = path[path.index(after: at)...]
+            guard isNumber(rate), let number = Int(rate), UARTTransport.baudRates.contains(number) else {
+                let rates = UARTTransport.baudRates.map(String.init).joined(separator: ", ")
+                throw invalid("'\(text)': '\(rate)' is not a baud rate a serial port can be set to (\(rates))")
+            }
+            baud = number
+            path = path[..<at]
+        }
+        guard path.hasPrefix("/") else {
+            throw invalid("'\(text)': '\(path)' is not the path of a serial port, such as /dev/ttyACM0")
+        }
+        var flowControl = UARTTransport.FlowControl.rtsCts
+        for option in parts.dropFirst() {
+            switch option {
+            case "flow=none": flowControl = .none
+            case "flow=rtscts": flowControl = .rtsCts
+            default:
+                throw invalid(
+                    "'\(text)': '\(option)' is not a UART option; the one option is flow=none (or flow=rtscts)")
+            }
+        }
+        return .uart(path: String(path), baud: baud, flowControl: flowControl)
     }
 }
