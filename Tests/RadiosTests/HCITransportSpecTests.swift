@@ -28,6 +28,8 @@ import Testing
             text: "uart:/dev/serial/by-id/usb-ZEPHYR_HCI_UART_0123-if00",
             spec: .uart(path: "/dev/serial/by-id/usb-ZEPHYR_HCI_UART_0123-if00", baud: 1_000_000, flowControl: .rtsCts),
             canonical: "uart:/dev/serial/by-id/usb-ZEPHYR_HCI_UART_0123-if00@1000000"),
+        Valid(text: "hci-user:0", spec: .hciUser(adapter: 0), canonical: "hci-user:0"),
+        Valid(text: "hci-user:hci2", spec: .hciUser(adapter: 2), canonical: "hci-user:2"),
     ]
 
     @Test("a valid spec parses, is written in its canonical form, and that form parses back", arguments: valid)
@@ -46,7 +48,7 @@ import Testing
     }
 
     static let invalid: [Invalid] = [
-        Invalid(text: "", says: "names no transport; write tcp:HOST:PORT or uart:PATH@BAUD[,flow=none]"),
+        Invalid(text: "", says: "names no transport; write tcp:HOST:PORT, uart:PATH@BAUD[,flow=none] or hci-user:N"),
         Invalid(text: "127.0.0.1", says: "names no transport"),
         Invalid(text: "usb:0", says: "'usb' is not a transport"),
         Invalid(text: "tcp:localhost", says: "has no port; write tcp:HOST:PORT"),
@@ -60,6 +62,9 @@ import Testing
         Invalid(text: "uart:/dev/ttyACM0@", says: "'' is not a baud rate"),
         Invalid(text: "uart:ttyACM0@115200", says: "'ttyACM0' is not the path of a serial port, such as /dev/ttyACM0"),
         Invalid(text: "uart:/dev/ttyACM0@115200,flow=xonxoff", says: "'flow=xonxoff' is not a UART option"),
+        Invalid(text: "hci-user:", says: "'' is not an adapter; write hci-user:0 or hci-user:hci0"),
+        Invalid(text: "hci-user:hciX", says: "'hciX' is not an adapter"),
+        Invalid(text: "hci-user:65535", says: "'65535' is not an adapter"),
     ]
 
     @Test("a malformed spec says what is wrong and how to write it", arguments: invalid)

@@ -5,16 +5,18 @@
 /// - `uart:PATH@BAUD[,flow=none]` — H4 over a serial port, RTS/CTS flow control unless `flow=none`
 ///   (`uart:/dev/ttyACM0@1000000`). Without `@BAUD` the rate is 1000000, the usual rate of Zephyr's and Nordic's
 ///   HCI UART firmware; ``description`` always writes it. The path may not contain a comma.
+/// - `hci-user:N` or `hci-user:hciN` — adapter hciN through the BlueZ HCI user channel.
 ///
 /// ``description`` writes the canonical form, which ``parse(_:)`` reads back to the same spec.
 public enum HCITransportSpec: Hashable, Sendable, CustomStringConvertible {
     case tcp(host: String, port: UInt16)
     case uart(path: String, baud: Int, flowControl: UARTTransport.FlowControl)
+    case hciUser(adapter: UInt16)
 
     /// The UART rate when a spec names none.
     public static let defaultBaud = 1_000_000
 
-    private static let forms = "tcp:HOST:PORT or uart:PATH@BAUD[,flow=none]"
+    private static let forms = "tcp:HOST:PORT, uart:PATH@BAUD[,flow=none] or hci-user:N"
 
     public static func parse(_ text: String) throws(HCITransportError) -> Self {
         guard let colon = text.firstIndex(of: ":") else {
@@ -24,6 +26,7 @@ public enum HCITransportSpec: Hashable, Sendable, CustomStringConvertible {
         switch text[..<colon] {
         case "tcp": return try parseTCP(rest, text)
         case "uart": return try parseUART(rest, text)
+        case "hci-user": return try parseUserChannel(rest, text)
         case let scheme: throw invalid("'\(text)': '\(scheme)' is not a transport; write \(forms)")
         }
     }
@@ -32,14 +35,16 @@ public enum HCITransportSpec: Hashable, Sendable, CustomStringConvertible {
         switch self {
         case let .tcp(host, port): host.contains(":") ? "tcp:[\(host)]:\(port)" : "tcp:\(host):\(port)"
         case let .uart(path, baud, flowControl): "uart:\(path)@\(baud)" + (flowControl == .none ? ",flow=none" : "")
+        case let .hciUser(adapter): "hci-user:\(adapter)"
         }
     }
 
-    /// Opens the transport the spec names: connects, or configures the port.
+    /// Opens the transport the spec names: connects, configures the port, or binds the user channel.
     public func open() throws(HCITransportError) -> any HCITransport {
         switch self {
         case let .tcp(host, port): try TCPTransport(host: host, port: port)
         case let .uart(path, baud, flowControl): try UARTTransport(path: path, baud: baud, flowControl: flowControl)
+        case let .hciUser(adapter): try HCIUserChannelTransport(adapter: adapter)
         }
     }
 
@@ -105,5 +110,13 @@ public enum HCITransportSpec: Hashable, Sendable, CustomStringConvertible {
             }
         }
         return .uart(path: String(path), baud: baud, flowControl: flowControl)
+    }
+
+    private static func parseUserChannel(_ rest: Substring, _ text: String) throws(HCITransportError) -> Self {
+        let digits = rest.hasPrefix("hci") ? rest.dropFirst(3) : rest
+        guard isNumber(digits), let adapter = UInt16(digits), adapter < 0xFFFF else {
+            throw invalid("'\(text)': '\(rest)' is not an adapter; write hci-user:0 or hci-user:hci0")
+        }
+        return .hciUser(adapter: adapter)
     }
 }
