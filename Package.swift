@@ -55,7 +55,7 @@ let package = Package(
         .executableTarget(
             name: "blerig",
             dependencies: [
-                "Orchestrator", "Benches",
+                "Orchestrator", "Benches", "Radios",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -17,3 +17,28 @@ static inline unsigned long blerig_hcigetdevinfo(void) { return HCIGETDEVINFO; }
 #define HCI_CHANNEL_USER 1
 #endif
 static inline unsigned short blerig_hci_channel_user(void) { return HCI_CHANNEL_USER; }
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+// HCIGETDEVLIST: struct hci_dev_list_req ends in a flexible array, which Swift does not import. Writes the indexes
+// of up to `capacity` adapters to `ids`; returns how many there are, or -1 with errno set.
+static inline int blerig_hci_dev_list(int sock, uint16_t *ids, uint16_t capacity) {
+    struct hci_dev_list_req *list = calloc(1, sizeof(*list) + capacity * sizeof(struct hci_dev_req));
+    if (!list) {
+        errno = ENOMEM;
+        return -1;
+    }
+    list->dev_num = capacity;
+    if (ioctl(sock, HCIGETDEVLIST, (void *)list) < 0) {
+        int saved = errno;
+        free(list);
+        errno = saved;
+        return -1;
+    }
+    int count = list->dev_num;
+    for (int i = 0; i < count; i++) ids[i] = list->dev_req[i].dev_id;
+    free(list);
+    return count;
+}

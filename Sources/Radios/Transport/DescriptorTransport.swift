@@ -1,0 +1,277 @@
+import BLECore
+import Dispatch
+import Glibc
+import Synchronization
+
+/// What the TCP, UART and user-channel transports share: one non-blocking descriptor, a reader thread that polls it
+/// together with a wake-up socket, a send lock, and a close that wakes the reader and waits for it to finish.
+///
+/// The reader thread owns the descriptor's end: it closes the descriptor (under the send lock, so no send writes to
+/// a reused number), then calls `closed`, then lets ``close()`` return. The wake-up socket, once written, stays
+/// readable, so the reader and a send stalled in poll(2) both see it.
+final class DescriptorTransport: Sendable {
+    /// How one transport differs from the others.
+    struct Behaviour: Sendable {
+        enum Framing: Sendable {
+            /// A byte stream cut into packets by ``HCI/H4Parser`` (TCP, UART).
+            case stream
+            /// One whole packet per read and per write (the BlueZ user channel).
+            case datagram
+        }
+
+        var framing: Framing
+        /// recv(2)/send(2) with MSG_DONTWAIT and MSG_NOSIGNAL (sockets), or read(2)/write(2) (a tty opened
+        /// O_NONBLOCK).
+        var isSocket: Bool
+        /// Run after every read that returned bytes (TCP re-arms TCP_QUICKACK).
+        var afterRead: @Sendable (Int32) -> Void = { _ in }
+        /// The error for a read that failed with an errno, or that met the end of the stream (nil).
+        var readFailed: @Sendable (Errno?) -> HCITransportError
+        /// The error for a write that failed with an errno.
+        var writeFailed: @Sendable (Errno) -> HCITransportError
+        /// The error for bytes that are not H4.
+        var framingLost: @Sendable (DecodingError) -> HCITransportError
+        /// The error for a controller that took no bytes for ``DescriptorTransport/writeTimeout``.
+        var writeStalled: HCITransportError
+        /// Closes the descriptor (the user channel closes through its injected system calls).
+        var closeDescriptor: @Sendable (Int32) -> Void = { _ = Glibc.close($0) }
+    }
+
+    /// How long a send waits for a controller that takes no bytes (a full socket, a UART whose CTS stays low).
+    static let writeTimeout: Duration = .seconds(2)
+
+    let description: String
+    /// The transport's descriptor, for tests that check its options; closed once ``close()`` returned.
+    let descriptor: Int32
+    private let wakeRead: Int32
+    private let wakeWrite: Int32
+    private let behaviour: Behaviour
+    private let state = Mutex(State())
+    /// Held for each whole send, and by the reader thread while it closes the descriptors.
+    private let writer = Mutex(true)
+    /// Signalled once the reader thread is done (or there never was one); every waiter signals it again.
+    private let finished = DispatchSemaphore(value: 0)
+
+    private struct State {
+        enum Phase { case idle, running, closing, finished }
+        var phase = Phase.idle
+        var reader: pthread_t?
+        var failure: HCITransportError?
+
+        var onReader: Bool { reader.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
+    }
+
+    /// Takes ownership of `descriptor`, which must be non-blocking (or a socket, read with MSG_DONTWAIT); closes
+    /// it when the wake-up socket cannot be made.
+    init(descriptor: Int32, description: String, behaviour: Behaviour) throws(HCITransportError) {
+        var pair: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, SocketType.stream | SocketType.closeOnExec, 0, &pair) == 0 else {
+            let error = Errno.current
+            behaviour.closeDescriptor(descriptor)
+            throw HCITransportError(.io, "\(description): cannot create the reader's wake-up socket: \(error)")
+        }
+        self.descriptor = descriptor
+        self.description = description
+        self.behaviour = behaviour
+        wakeRead = pair[0]
+        wakeWrite = pair[1]
+    }
+
+    deinit {
+        // Never started: nobody else will close them. A started transport is kept alive by its reader thread.
+        if state.withLock({ $0.phase == .idle }) { closeDescriptors() }
+    }
+
+    func start(
+        packet: @escaping @Sendable (HCI.H4Packet) -> Void,
+        closed: @escaping @Sendable (HCITransportError?) -> Void
+    ) {
+        let begin = state.withLock { state in
+            switch state.phase {
+            case .idle:
+                state.phase = .running
+                return true
+            case .finished where state.reader == nil:
+                return false
+            default:
+                preconditionFailure("\(description): start(packet:closed:) called twice")
+            }
+        }
+        guard begin else {
+            closed(nil)
+            return
+        }
+        if let error = ReaderThread.spawn({ self.run(packet: packet, closed: closed) }) {
+            finish(HCITransportError(.io, "\(description): cannot start the reader thread: \(error)"), closed: closed)
+        }
+    }
+
+    func send(_ packet: HCI.H4Packet) throws(HCITransportError) {
+        let bytes = packet.encoded
+        try writer.withLock { (open: inout Bool) throws(HCITransportError) in
+            let failure = state.withLock { $0.phase == .running || $0.phase == .idle ? nil : $0.failure ?? closedError }
+            if let failure { throw failure }
+            guard open else { throw closedError }
+            try write(bytes)
+        }
+    }
+
+    func close() {
+        let (wait, closeNow) = state.withLock { state in
+            switch state.phase {
+            case .idle:
+                state.phase = .finished
+                return (false, true)
+            case .running:
+                state.phase = .closing
+                var byte: UInt8 = 1
+                _ = Glibc.write(wakeWrite, &byte, 1)
+                return (!state.onReader, false)
+            case .closing, .finished:
+                return (!state.onReader, false)
+            }
+        }
+        if closeNow {
+            writer.withLock { open in
+                if open { closeDescriptors() }
+                open = false
+            }
+            finished.signal()
+        }
+        if wait {
+            finished.wait()
+            finished.signal()
+        }
+    }
+
+    private var closedError: HCITransportError { HCITransportError(.disconnected, "\(description) is closed") }
+
+    private func run(
+        packet: @escaping @Sendable (HCI.H4Packet) -> Void,
+        closed: @escaping @Sendable (HCITransportError?) -> Void
+    ) {
+        state.withLock { $0.reader = pthread_self() }
+        finish(readUntilDone(packet), closed: closed)
+    }
+
+    /// Records how the transport ended, closes the descriptors, reports, and releases ``close()``.
+    private func finish(_ error: HCITransportError?, closed: @Sendable (HCITransportError?) -> Void) {
+        let report = state.withLock { state in
+            let report = state.phase == .closing ? nil : error
+            state.phase = .finished
+            state.failure = report
+            return report
+        }
+        writer.withLock { open in
+            if open { closeDescriptors() }
+            open = false
+        }
+        closed(report)
+        finished.signal()
+    }
+
+    private func closeDescriptors() {
+        behaviour.closeDescriptor(descriptor)
+        _ = Glibc.close(wakeRead)
+        _ = Glibc.close(wakeWrite)
+    }
+
+    /// Reads until the wake-up socket fires (nil) or the descriptor fails (its error).
+    private func readUntilDone(_ deliver: @Sendable (HCI.H4Packet) -> Void) -> HCITransportError? {
+        var parser = HCI.H4Parser()
+        // The largest H4 packet: an indicator, a 4-byte ACL header and 65535 bytes of data.
+        var buffer = [UInt8](repeating: 0, count: 1 + 4 + 65535)
+        var fds = [
+            pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
+        ]
+        while true {
+            fds[0].revents = 0
+            fds[1].revents = 0
+            guard poll(&fds, 2, -1) >= 0 else {
+                let error = Errno.current
+                if error.code == EINTR { continue }
+                return HCITransportError(.io, "\(description): poll failed: \(error)")
+            }
+            if fds[1].revents != 0 { return nil }
+            let events = Int32(fds[0].revents)
+            guard events != 0 else { continue }
+            if events & Int32(POLLNVAL) != 0 {
+                return HCITransportError(.io, "\(description): the descriptor was closed under the reader")
+            }
+            let count = buffer.withUnsafeMutableBytes { raw in
+                behaviour.isSocket
+                    ? recv(descriptor, raw.baseAddress, raw.count, Int32(MSG_DONTWAIT))
+                    : read(descriptor, raw.baseAddress, raw.count)
+            }
+            if count < 0 {
+                let error = Errno.current
+                if error.code == EINTR { continue }
+                if error.code == EAGAIN {
+                    // Readable by poll yet nothing to read: a hang-up with no error behind it ends the stream.
+                    if events & Int32(POLLHUP | POLLERR) != 0 { return behaviour.readFailed(nil) }
+                    continue
+                }
+                return behaviour.readFailed(error)
+            }
+            if count == 0 { return behaviour.readFailed(nil) }
+            behaviour.afterRead(descriptor)
+            let packets: [HCI.H4Packet]
+            do {
+                switch behaviour.framing {
+                case .stream: packets = try parser.feed(buffer[..<count])
+                case .datagram: packets = [try HCI.H4Packet(decoding: buffer[..<count])]
+                }
+            } catch {
+                return behaviour.framingLost(error)
+            }
+            for packet in packets {
+                if state.withLock({ $0.phase != .running }) { return nil }
+                deliver(packet)
+            }
+        }
+    }
+
+    /// Writes all of `bytes`, waiting in poll(2) while the descriptor would block; one datagram is all or nothing.
+    private func write(_ bytes: [UInt8]) throws(HCITransportError) {
+        var offset = 0
+        while offset < bytes.count {
+            let count = bytes.withUnsafeBytes { raw in
+                let start = raw.baseAddress! + offset
+                return behaviour.isSocket
+                    ? Glibc.send(descriptor, start, raw.count - offset, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+                    : Glibc.write(descriptor, start, raw.count - offset)
+            }
+            if count >= 0 {
+                if behaviour.framing == .datagram && count != bytes.count {
+                    throw HCITransportError(
+                        .io, "\(description): the kernel took \(count) of the packet's \(bytes.count) bytes")
+                }
+                offset += count
+                continue
+            }
+            let error = Errno.current
+            switch error.code {
+            case EINTR: continue
+            case EAGAIN: try waitWritable()
+            default: throw behaviour.writeFailed(error)
+            }
+        }
+    }
+
+    private func waitWritable() throws(HCITransportError) {
+        var fds = [
+            pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0),
+            pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
+        ]
+        let milliseconds = Int32(Self.writeTimeout.components.seconds * 1000)
+        while true {
+            let ready = poll(&fds, 2, milliseconds)
+            if ready < 0 && errno == EINTR { continue }
+            if ready < 0 { throw HCITransportError(.io, "\(description): poll failed: \(Errno.current)") }
+            if ready == 0 { throw behaviour.writeStalled }
+            if fds[1].revents != 0 { throw closedError }
+            return
+        }
+    }
+}

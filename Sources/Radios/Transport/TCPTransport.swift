@@ -1,0 +1,147 @@
+import BLECore
+import Glibc
+
+/// H4 over a TCP connection, as rootcanal serves each virtual controller (`tcp:127.0.0.1:6402`).
+///
+/// TCP_NODELAY is on, and TCP_QUICKACK is re-armed after every read: rootcanal sends the H4 indicator in a send(2)
+/// of its own without TCP_NODELAY, so against a host that delays its ACKs every HCI round trip would stall ~40 ms.
+public final class TCPTransport: HCITransport {
+    public let host: String
+    public let port: UInt16
+    private let core: DescriptorTransport
+
+    /// Connects, giving up after `connectTimeout` per resolved address.
+    public init(host: String, port: UInt16, connectTimeout: Duration = .seconds(5)) throws(HCITransportError) {
+        self.host = host
+        self.port = port
+        let spec = HCITransportSpec.tcp(host: host, port: port)
+        let descriptor = try Self.connect(spec: spec, host: host, port: port, timeout: connectTimeout)
+        var on: Int32 = 1
+        _ = setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
+        Self.rearmQuickAck(descriptor)
+        let controller = "controller at \(spec)"
+        core = try DescriptorTransport(
+            descriptor: descriptor, description: spec.description,
+            behaviour: .init(
+                framing: .stream, isSocket: true, afterRead: Self.rearmQuickAck,
+                readFailed: { error in
+                    switch error?.code {
+                    case nil: HCITransportError(.disconnected, "\(controller) closed the connection")
+                    case ECONNRESET: HCITransportError(.disconnected, "\(controller) reset the connection")
+                    case let .some(code): HCITransportError(.io, "reading from \(controller) failed: \(Errno(code))")
+                    }
+                },
+                writeFailed: { error in
+                    error.code == EPIPE || error.code == ECONNRESET
+                        ? HCITransportError(.disconnected, "\(controller) closed the connection")
+                        : HCITransportError(.io, "writing to \(controller) failed: \(error)")
+                },
+                framingLost: { error in
+                    HCITransportError(
+                        .framing, "\(controller) sent bytes that are not H4: \(error)",
+                        fix: "check that \(spec) is an HCI port (rootcanal's is 6402), not its test channel")
+                },
+                writeStalled: HCITransportError(
+                    .io, "\(controller) took no bytes for \(DescriptorTransport.writeTimeout)")))
+    }
+
+    public var description: String { core.description }
+    /// The connected socket, for tests of its options.
+    var descriptor: Int32 { core.descriptor }
+
+    public func start(
+        packet: @escaping @Sendable (HCI.H4Packet) -> Void,
+        closed: @escaping @Sendable (HCITransportError?) -> Void
+    ) { core.start(packet: packet, closed: closed) }
+
+    public func send(_ packet: HCI.H4Packet) throws(HCITransportError) { try core.send(packet) }
+
+    public func close() { core.close() }
+
+    private static func rearmQuickAck(_ descriptor: Int32) {
+        var on: Int32 = 1
+        _ = setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_QUICKACK, &on, socklen_t(MemoryLayout<Int32>.size))
+    }
+
+    /// What a failed connect(2) means, and what to check.
+    static func connectFailed(_ error: Errno, spec: HCITransportSpec) -> HCITransportError {
+        switch error.code {
+        case ECONNREFUSED:
+            HCITransportError(
+                .unavailable, "nothing listens at \(spec): \(error)",
+                fix: "is rootcanal running on that port? `python -m rootcanal` serves HCI on 6402")
+        case ETIMEDOUT:
+            HCITransportError(
+                .unavailable, "no answer from \(spec): \(error)",
+                fix: "check the host and port; a firewall may be dropping the connection")
+        case ENETUNREACH, EHOSTUNREACH, ENETDOWN:
+            HCITransportError(.unavailable, "cannot reach \(spec): \(error)", fix: "check the host name or address")
+        default:
+            HCITransportError(.io, "connecting to \(spec) failed: \(error)")
+        }
+    }
+
+    /// Resolves `host` and connects to the first address that answers, each within `timeout`.
+    private static func connect(
+        spec: HCITransportSpec, host: String, port: UInt16, timeout: Duration
+    ) throws(HCITransportError) -> Int32 {
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        hints.ai_socktype = SocketType.stream
+        hints.ai_protocol = Int32(IPPROTO_TCP)
+        var list: UnsafeMutablePointer<addrinfo>?
+        let resolved = getaddrinfo(host, String(port), &hints, &list)
+        guard resolved == 0 else {
+            let reason = String(cString: gai_strerror(resolved))
+            throw HCITransportError(
+                .unavailable, "cannot resolve '\(host)' for \(spec): \(reason)", fix: "check the host name")
+        }
+        defer { freeaddrinfo(list) }
+        var lastError = HCITransportError(.unavailable, "'\(host)' resolves to no address for \(spec)")
+        var next = list
+        while let address = next?.pointee {
+            next = address.ai_next
+            let descriptor = socket(
+                address.ai_family,
+                SocketType.stream | SocketType.closeOnExec | SocketType.nonBlocking,
+                address.ai_protocol)
+            guard descriptor >= 0 else {
+                lastError = HCITransportError(.io, "cannot create a socket for \(spec): \(Errno.current)")
+                continue
+            }
+            if let error = waitConnected(descriptor, address, spec: spec, timeout: timeout) {
+                _ = Glibc.close(descriptor)
+                lastError = error
+                continue
+            }
+            return descriptor
+        }
+        throw lastError
+    }
+
+    private static func waitConnected(
+        _ descriptor: Int32, _ address: addrinfo, spec: HCITransportSpec, timeout: Duration
+    ) -> HCITransportError? {
+        if Glibc.connect(descriptor, address.ai_addr, address.ai_addrlen) == 0 { return nil }
+        guard errno == EINPROGRESS || errno == EINTR else { return connectFailed(.current, spec: spec) }
+        let deadline = ContinuousClock.now + timeout
+        var fds = [pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)]
+        while true {
+            let left = ContinuousClock.now.duration(to: deadline)
+            let milliseconds = max(
+                0, Int32(left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000))
+            let ready = poll(&fds, 1, milliseconds)
+            if ready < 0 && errno == EINTR { continue }
+            if ready < 0 { return HCITransportError(.io, "waiting to connect to \(spec) failed: \(Errno.current)") }
+            if ready == 0 {
+                return HCITransportError(
+                    .unavailable, "no answer from \(spec) within \(timeout)",
+                    fix: "check the host and port; a firewall may be dropping the connection")
+            }
+            var code: Int32 = 0
+            var length = socklen_t(MemoryLayout<Int32>.size)
+            _ = getsockopt(descriptor, SOL_SOCKET, SO_ERROR, &code, &length)
+            return code == 0 ? nil : connectFailed(Errno(code), spec: spec)
+        }
+    }
+}

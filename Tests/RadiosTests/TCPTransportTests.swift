@@ -1,0 +1,342 @@
+import BLECore
+import Dispatch
+import Glibc
+import Testing
+
+@testable import Radios
+
+/// A listening socket on 127.0.0.1 standing in for rootcanal's HCI port.
+final class TestListener {
+    let descriptor: Int32
+    let port: UInt16
+
+    init(backlog: Int32 = 4) throws {
+        let descriptor = socket(AF_INET, SocketType.stream | SocketType.closeOnExec, 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
+                bind(descriptor, address, length) == 0 && listen(descriptor, backlog) == 0
+                    && getsockname(descriptor, address, &length) == 0
+            }
+        }
+        guard bound else {
+            Glibc.close(descriptor)
+            throw Errno.current
+        }
+        self.descriptor = descriptor
+        port = UInt16(bigEndian: address.sin_port)
+    }
+
+    /// The next connection, with TCP_NODELAY so each write leaves as one segment.
+    func accept() -> Int32 {
+        let connection = Glibc.accept(descriptor, nil, nil)
+        var on: Int32 = 1
+        setsockopt(connection, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
+        return connection
+    }
+
+    func close() { Glibc.close(descriptor) }
+}
+
+/// One stream of controller output and ways of cutting it into writes.
+enum DripFeed {
+    static let packets = [
+        Packets.resetComplete, Packets.acl([1, 2, 3, 4, 5]), Packets.acl(Array(10..<19)), Packets.disconnectionComplete,
+    ]
+    static let bytes = packets.flatMap(\.encoded)
+
+    struct Chunking: Sendable, CustomTestStringConvertible {
+        var name: String
+        var sizes: [Int]
+        var testDescription: String { name }
+    }
+
+    /// The stream is an event (7 bytes), two ACL packets (10 and 14 bytes) and an event (7 bytes).
+    static let chunkings = [
+        Chunking(name: "one byte at a time", sizes: Array(repeating: 1, count: bytes.count)),
+        Chunking(name: "events split inside their headers", sizes: [2, 5, 24, 2, 5]),
+        Chunking(name: "the two ACL packets back to back in one write", sizes: [7, 24, 7]),
+        Chunking(name: "odd chunks across packet boundaries", sizes: [3, 7, 5, 11, 3, 9]),
+        Chunking(name: "everything in one write", sizes: [bytes.count]),
+    ]
+
+    /// Writes the stream in `sizes` pieces, pausing between them so each tends to arrive in a read of its own.
+    static func write(to descriptor: Int32, in sizes: [Int]) {
+        #expect(sizes.reduce(0, +) == bytes.count)
+        var offset = 0
+        for size in sizes {
+            writeAll(descriptor, Array(bytes[offset..<offset + size]))
+            offset += size
+            usleep(2000)
+        }
+    }
+}
+
+extension TransportIO {
+    @Suite struct TCPTransportTests {
+        @Test("packets arrive whole and in order however the stream is cut", arguments: DripFeed.chunkings)
+        func dripFedStream(_ chunking: DripFeed.Chunking) throws {
+            try expectNoLeakedDescriptors {
+                let listener = try TestListener()
+                defer { listener.close() }
+                let transport = try TCPTransport(host: "127.0.0.1", port: listener.port)
+                let controller = listener.accept()
+                defer { Glibc.close(controller) }
+                let recorder = TransportRecorder()
+                recorder.start(transport)
+                DripFeed.write(to: controller, in: chunking.sizes)
+                #expect(recorder.packets(count: DripFeed.packets.count) == DripFeed.packets)
+                transport.close()
+                #expect(recorder.closings.count == 1 && recorder.closings.first! == nil)
+            }
+        }
+
+        @Test("each packet is written whole: indicator, header, parameters")
+        func sendWritesPackets() throws {
+            try expectNoLeakedDescriptors {
+                let listener = try TestListener()
+                defer { listener.close() }
+                let transport = try TCPTransport(host: "localhost", port: listener.port)
+                defer { transport.close() }
+                let controller = listener.accept()
+                defer { Glibc.close(controller) }
+                try transport.send(Packets.reset)
+                try transport.send(Packets.acl([7, 8, 9]))
+                let expected = Packets.reset.encoded + Packets.acl([7, 8, 9]).encoded
+                #expect(readExactly(controller, expected.count) == expected)
+                #expect(expected == [0x01, 0x03, 0x0C, 0x00, 0x02, 0x40, 0x20, 0x03, 0x00, 7, 8, 9])
+            }
+        }
+
+        @Test("sends from many threads at once do not interleave")
+        func concurrentSends() throws {
+            try expectNoLeakedDescriptors {
+                let listener = try TestListener()
+                defer { listener.close() }
+                let transport = try TCPTransport(host: "127.0.0.1", port: listener.port)
+                defer { transport.close() }
+                let controller = listener.accept()
+                defer { Glibc.close(controller) }
+                let threads = 8
+                let perThread = 40
+                DispatchQueue.concurrentPerform(iterations: threads) { thread in
+                    for index in 0..<perThread {
+                        let payload =
+                            [UInt8(thread), UInt8(index)] + Array(repeating: UInt8(thread), count: index % 17)
+                        #expect(throws: Never.self) { try transport.send(Packets.acl(payload)) }
+                    }
+                }
+                let total = (0..<threads).reduce(0) { sum, _ in
+                    sum + (0..<perThread).reduce(0) { $0 + 1 + 4 + 2 + $1 % 17 }
+                }
+                var parser = HCI.H4Parser()
+                let packets = try parser.feed(readExactly(controller, total))
+                #expect(packets.count == threads * perThread)
+                for thread in 0..<threads {
+                    let mine = packets.filter { $0.body[4] == UInt8(thread) }
+                    #expect(mine.map { Int($0.body[5]) } == Array(0..<perThread), "thread \(thread)'s packets in order")
+                    #expect(mine.allSatisfy { $0.body.dropFirst(6).allSatisfy { $0 == UInt8(thread) } })
+                }
+            }
+        }
+
+        @Test("TCP_NODELAY is on")
+        func noDelay() throws {
+            let listener = try TestListener()
+            defer { listener.close() }
+            let transport = try TCPTransport(host: "127.0.0.1", port: listener.port)
+            defer { transport.close() }
+            var value: Int32 = 0
+            var length = socklen_t(MemoryLayout<Int32>.size)
+            #expect(getsockopt(transport.descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &value, &length) == 0)
+            #expect(value == 1)
+        }
+
+        @Test("the controller closing the connection ends the transport as disconnected; sends then fail the same way")
+        func endOfStream() throws {
+            try expectNoLeakedDescriptors {
+                let listener = try TestListener()
+                defer { listener.close() }
+                let transport = try TCPTransport(host: "127.0.0.1", port: listener.port)
+                let controller = listener.accept()
+                let recorder = TransportRecorder()
+                recorder.start(transport)
+                writeAll(controller, Packets.resetComplete.encoded)
+                Glibc.close(controller)
+                let error = try #require(recorder.closedError())
+                #expect(recorder.packets == [Packets.resetComplete])
+                #expect(error.code == .disconnected)
+                #expect(error.message == "controller at tcp:127.0.0.1:\(listener.port) closed the connection")
+                #expect(throws: error) { try transport.send(Packets.reset) }
+                transport.close()
+                #expect(recorder.closings.count == 1)
+            }
+        }
+
+        @Test("a reset connection is reported as disconnected")
+        func connectionReset() throws {
+            try expectNoLeakedDescriptors {
+                let listener = try TestListener()
+                defer { listener.close() }
+                let transport = try TCPTransport(host: "127.0.0.1", port: listener.port)
+                defer { transport.close() }
+                let controller = listener.accept()
+                let recorder = TransportRecorder()
+                recorder.start(transport)
+                var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+                setsockopt(controller, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+                Glibc.close(controller)
+                let error = recorder.closedError()
+                #expect(error?.code == .disconnected)
+                #expect(error?.message == "controller at tcp:127.0.0.1:\(listener.port) reset the connection")
+            }
+        }
+
+        @Test("bytes that are not H4 end the transport with a framing error")
+        func framingLost() throws {
+            try expectNoLeakedDescriptors {
+                let listener = try TestListener()
+                defer { listener.close() }
+                let transport = try TCPTransport(host: "127.0.0.1", port: listener.port)
+                let controller = listener.accept()
+                defer { Glibc.close(controller) }
+                let recorder = TransportRecorder()
+                recorder.start(transport)
+                writeAll(controller, Packets.resetComplete.encoded)
+                #expect(recorder.packets(count: 1) == [Packets.resetComplete])
+                writeAll(controller, [0xFF, 0x00])
+                let error = try #require(recorder.closedError())
+                #expect(error.code == .framing)
+                #expect(
+                    error.message == "controller at tcp:127.0.0.1:\(listener.port) sent bytes that are not H4: "
+                        + "H4 stream: invalid packet indicator at byte 7: 0xff is not 0x01–0x05; framing is lost")
+                #expect(error.fix?.contains("not its test channel") == true)
+                transport.close()
+            }
+        }
+
+        @Test("close unblocks the waiting reader, and closed(nil) has run when close returns")
+        func closeUnblocksReader() throws {
+            try expectNoLeakedDescriptors {
+                let listener = try TestListener()
+                defer { listener.close() }
+                let transport = try TCPTransport(host: "127.0.0.1", port: listener.port)
+                let controller = listener.accept()
+                defer { Glibc.close(controller) }
+                let recorder = TransportRecorder()
+                recorder.start(transport)
+                usleep(20_000)
+                transport.close()
+                #expect(recorder.closings.count == 1 && recorder.closings.first! == nil)
+                transport.close()
+                #expect(recorder.closings.count == 1, "close is idempotent")
+                #expect(throws: HCITransportError(.disconnected, "tcp:127.0.0.1:\(listener.port) is closed")) {
+                    try transport.send(Packets.reset)
+                }
+            }
+        }
+
+        @Test("close from the packet callback, on the reader thread, does not wait for itself")
+        func closeFromReaderThread() throws {
+            try expectNoLeakedDescriptors {
+                let listener = try TestListener()
+                defer { listener.close() }
+                let transport = try TCPTransport(host: "127.0.0.1", port: listener.port)
+                let controller = listener.accept()
+                defer { Glibc.close(controller) }
+                let recorder = TransportRecorder()
+                recorder.start(transport) { _ in transport.close() }
+                writeAll(controller, Packets.resetComplete.encoded + Packets.disconnectionComplete.encoded)
+                #expect(recorder.closedError() == nil)
+                #expect(recorder.packets == [Packets.resetComplete], "no packet after close")
+                transport.close()
+            }
+        }
+
+        @Test("a transport closed before it started reports closed(nil) at start and holds no descriptor")
+        func closedBeforeStart() throws {
+            try expectNoLeakedDescriptors {
+                let listener = try TestListener()
+                defer { listener.close() }
+                let transport = try TCPTransport(host: "127.0.0.1", port: listener.port)
+                transport.close()
+                let recorder = TransportRecorder()
+                recorder.start(transport)
+                #expect(recorder.closings.count == 1 && recorder.closings.first! == nil)
+                let controller = listener.accept()
+                Glibc.close(controller)
+            }
+        }
+
+        @Test("a refused connection asks whether rootcanal is running on that port")
+        func refused() throws {
+            let port = try {
+                let listener = try TestListener()
+                listener.close()
+                return listener.port
+            }()
+            expectNoLeakedDescriptors {
+                #expect {
+                    try TCPTransport(host: "127.0.0.1", port: port)
+                } throws: { error in
+                    let error = error as? HCITransportError
+                    return error?.code == .unavailable
+                        && error?.message.hasPrefix("nothing listens at tcp:127.0.0.1:\(port): Connection refused")
+                            == true
+                        && error?.fix?.contains("is rootcanal running on that port?") == true
+                }
+            }
+        }
+
+        @Test("a listener that never answers times out after the connect timeout")
+        func connectTimeout() throws {
+            try expectNoLeakedDescriptors {
+                // With a backlog of 0 the one queued connection fills the accept queue; further SYNs are dropped.
+                let listener = try TestListener(backlog: 0)
+                defer { listener.close() }
+                let filler = try TCPTransport(host: "127.0.0.1", port: listener.port)
+                defer { filler.close() }
+                let started = ContinuousClock.now
+                #expect {
+                    try TCPTransport(host: "127.0.0.1", port: listener.port, connectTimeout: .milliseconds(200))
+                } throws: { error in
+                    let error = error as? HCITransportError
+                    return error?.code == .unavailable
+                        && error?.message == "no answer from tcp:127.0.0.1:\(listener.port) within 0.2 seconds"
+                }
+                #expect(ContinuousClock.now - started < .seconds(1))
+            }
+        }
+
+        @Test("a tcp spec opens a TCP transport")
+        func specOpens() throws {
+            let listener = try TestListener()
+            defer { listener.close() }
+            let transport = try HCITransportSpec.parse("tcp:127.0.0.1:\(listener.port)").open()
+            defer { transport.close() }
+            #expect(transport is TCPTransport)
+            #expect(transport.description == "tcp:127.0.0.1:\(listener.port)")
+        }
+    }
+}
+
+@Suite struct TCPConnectFailureTests {
+    @Test(
+        "each connect failure is explained",
+        arguments: [
+            (ECONNREFUSED, HCITransportError.Code.unavailable, "rootcanal"),
+            (ETIMEDOUT, .unavailable, "firewall"),
+            (EHOSTUNREACH, .unavailable, "host name or address"),
+            (EADDRINUSE, .io, nil),
+        ] as [(Int32, HCITransportError.Code, String?)])
+    func connectFailures(errno: Int32, code: HCITransportError.Code, fix: String?) {
+        let error = TCPTransport.connectFailed(Errno(errno), spec: .tcp(host: "10.0.0.2", port: 6402))
+        #expect(error.code == code)
+        #expect(error.message.contains("tcp:10.0.0.2:6402"))
+        #expect(error.message.contains(Errno(errno).name))
+        #expect(fix.map { error.fix?.contains($0) == true } ?? (error.fix == nil))
+    }
+}

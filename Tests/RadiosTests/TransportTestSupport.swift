@@ -1,0 +1,137 @@
+import BLECore
+import Glibc
+import Radios
+import Synchronization
+import Testing
+
+/// The tests that open descriptors and start reader threads, one at a time, so each can check that it left no
+/// descriptor open: the suites live in extensions of this one.
+@Suite(.serialized) struct TransportIO {}
+
+/// What a transport delivered, recorded from its reader thread.
+final class TransportRecorder: Sendable {
+    private let state = Mutex(Recorded())
+
+    private struct Recorded {
+        var packets: [HCI.H4Packet] = []
+        var closings: [HCITransportError?] = []
+    }
+
+    /// Starts `transport` with callbacks that record; `onPacket` runs on the reader thread after each is recorded.
+    func start(_ transport: any HCITransport, onPacket: @escaping @Sendable (HCI.H4Packet) -> Void = { _ in }) {
+        transport.start(
+            packet: { packet in
+                self.state.withLock { $0.packets.append(packet) }
+                onPacket(packet)
+            },
+            closed: { error in self.state.withLock { $0.closings.append(error) } })
+    }
+
+    var packets: [HCI.H4Packet] { state.withLock { $0.packets } }
+    /// Every call of `closed`, in order: exactly one once the transport ended.
+    var closings: [HCITransportError?] { state.withLock { $0.closings } }
+
+    /// The packets once there are `count` of them, or what there is after `timeout`.
+    func packets(count: Int, within timeout: Duration = .seconds(5)) -> [HCI.H4Packet] {
+        waitFor(timeout) { $0.packets.count >= count }
+        return packets
+    }
+
+    /// The error `closed` reported, once it was called; a recorded issue when it was not within `timeout`.
+    func closedError(within timeout: Duration = .seconds(5)) -> HCITransportError? {
+        waitFor(timeout) { !$0.closings.isEmpty }
+        let closings = closings
+        #expect(closings.count == 1, "closed should be called exactly once, not \(closings.count) times")
+        return closings.first ?? nil
+    }
+
+    private func waitFor(_ timeout: Duration, _ condition: (Recorded) -> Bool) {
+        let deadline = ContinuousClock.now + timeout
+        while !state.withLock({ condition($0) }) && ContinuousClock.now < deadline { usleep(1000) }
+    }
+}
+
+/// The descriptors this process has open, from /proc/self/fd.
+func openDescriptors() -> Set<Int32> {
+    guard let directory = opendir("/proc/self/fd") else { return [] }
+    defer { closedir(directory) }
+    let own = dirfd(directory)
+    var descriptors: Set<Int32> = []
+    while let entry = readdir(directory) {
+        let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+        }
+        if let descriptor = Int32(name), descriptor != own { descriptors.insert(descriptor) }
+    }
+    return descriptors
+}
+
+/// Runs `body` and records an issue for each descriptor it left open.
+func expectNoLeakedDescriptors(
+    sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void
+) rethrows {
+    let before = openDescriptors()
+    try body()
+    let leaked = openDescriptors().subtracting(before)
+    #expect(leaked.isEmpty, "descriptors left open: \(leaked.sorted())", sourceLocation: sourceLocation)
+}
+
+extension TransportIO {
+    @Suite struct DescriptorCheckTests {
+        @Test("the leak check sees a descriptor opened, and sees it go when closed")
+        func seesDescriptors() {
+            let before = openDescriptors()
+            #expect(!before.isEmpty)
+            var pair: [Int32] = [-1, -1]
+            #expect(pipe(&pair) == 0)
+            #expect(openDescriptors().subtracting(before) == Set(pair))
+            close(pair[0])
+            close(pair[1])
+            #expect(openDescriptors() == before)
+        }
+    }
+}
+
+/// Writes all of `bytes` to a blocking descriptor.
+func writeAll(_ descriptor: Int32, _ bytes: [UInt8]) {
+    var offset = 0
+    while offset < bytes.count {
+        let count = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress! + offset, bytes.count - offset) }
+        if count < 0 && errno == EINTR { continue }
+        guard count > 0 else {
+            Issue.record("write failed: errno \(errno)")
+            return
+        }
+        offset += count
+    }
+}
+
+/// Reads exactly `count` bytes from a descriptor, waiting up to `timeout` for them.
+func readExactly(_ descriptor: Int32, _ count: Int, within timeout: Duration = .seconds(5)) -> [UInt8] {
+    var bytes: [UInt8] = []
+    let deadline = ContinuousClock.now + timeout
+    var buffer = [UInt8](repeating: 0, count: max(count, 1))
+    while bytes.count < count && ContinuousClock.now < deadline {
+        var ready = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        guard poll(&ready, 1, 50) > 0 else { continue }
+        let got = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, count - bytes.count) }
+        if got <= 0 { break }
+        bytes += buffer[..<got]
+    }
+    return bytes
+}
+
+/// HCI packets for the tests, byte for byte as controllers send them.
+enum Packets {
+    /// Command Complete for HCI_Reset, status success (Core 5.4 Vol 4 Part E §7.7.14, §7.3.2).
+    static let resetComplete = HCI.H4Packet(type: .event, body: [0x0E, 0x04, 0x01, 0x03, 0x0C, 0x00])
+    /// HCI_Reset.
+    static let reset = HCI.H4Packet(type: .command, body: [0x03, 0x0C, 0x00])
+    /// Disconnection Complete, handle 0x0040, reason 0x13.
+    static let disconnectionComplete = HCI.H4Packet(type: .event, body: [0x05, 0x04, 0x00, 0x40, 0x00, 0x13])
+
+    /// An ACL packet on handle 0x0040 carrying `payload`.
+    static func acl(_ payload: [UInt8]) -> HCI.H4Packet {
+        HCI.H4Packet(type: .aclData, body: [0x40, 0x20, UInt8(payload.count), 0x00] + payload)
+    }
+}
