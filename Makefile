@@ -4,8 +4,14 @@ ARGS ?=
 APT_PACKAGES := libbluetooth-dev libusb-1.0-0-dev libsqlite3-dev libxml2-utils
 # The tests also check captures with an independent dissector.
 TEST_APT_PACKAGES := $(APT_PACKAGES) tshark
+# The interop tier runs blerig against rootcanal (a virtual controller) and Bumble (an independent host), both
+# from PyPI, in a venv of their own. Newer rootcanal wheels need a newer glibc than Debian 12 has.
+INTEROP_VENV ?= .venv-interop
+INTEROP_PYTHON ?= python3
+INTEROP_PINS := rootcanal==1.10.0 bumble==0.0.236
+INTEROP_APT_PACKAGES := python3 python3-venv
 
-.PHONY: deps test-deps install-packages build run test bench clean
+.PHONY: deps test-deps interop-deps install-packages build run test bench clean
 
 # deps: install whichever of the apt packages above are missing (non-interactive; sudo when not root)
 deps:
@@ -13,6 +19,21 @@ deps:
 
 test-deps:
 	@$(MAKE) --no-print-directory install-packages PACKAGES="$(TEST_APT_PACKAGES)"
+
+# interop-deps: $(INTEROP_VENV)/ with $(INTEROP_PINS); does nothing when the venv already has exactly those
+interop-deps:
+	@$(MAKE) --no-print-directory install-packages PACKAGES="$(INTEROP_APT_PACKAGES)"
+	@set -e; venv="$(INTEROP_VENV)"; \
+	check='import sys, importlib.metadata as m; sys.exit(any(m.version(n) != v for n, v in (p.split("==") for p in sys.argv[1:])))'; \
+	if "$$venv/bin/python" -c "$$check" $(INTEROP_PINS) </dev/null >/dev/null 2>&1; then exit 0; fi; \
+	echo "interop-deps: installing $(INTEROP_PINS) into $$venv/"; \
+	clear=""; "$$venv/bin/python" -c '' </dev/null >/dev/null 2>&1 || clear="--clear"; \
+	$(INTEROP_PYTHON) -m venv $$clear "$$venv" </dev/null || { \
+	  echo "interop-deps: '$(INTEROP_PYTHON) -m venv $$venv' failed (on Debian: apt-get install python3-venv)" >&2; exit 1; }; \
+	PIP_NO_INPUT=1 "$$venv/bin/python" -m pip install --disable-pip-version-check --no-input -q $(INTEROP_PINS) </dev/null || { \
+	  echo "interop-deps: pip could not install $(INTEROP_PINS) into $$venv/ (see pip's message above)" >&2; exit 1; }; \
+	"$$venv/bin/python" -c "$$check" $(INTEROP_PINS) </dev/null || { \
+	  echo "interop-deps: $$venv/ still lacks $(INTEROP_PINS) after pip install" >&2; exit 1; }
 
 install-packages:
 	@set -e; missing=""; \
@@ -38,8 +59,8 @@ build: deps
 run: build
 	.build/debug/blerig run rigs/virtual.yaml $(ARGS)
 
-# test: build the tests, then run them
-test: test-deps
+# test: build the tests, then run them (the interop tier's venv included)
+test: test-deps interop-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
