@@ -51,7 +51,10 @@ let package = Package(
         ),
         // The composition root: the one place that builds a bench from a rig file, and so the one place that
         // knows the bench implementations. Orchestrator itself cannot import them.
-        .target(name: "Benches", dependencies: ["BLECore", "BenchCore", "DeviceProfiles", "Orchestrator", "VirtualFarm"]),
+        .target(
+            name: "Benches",
+            dependencies: ["BLECore", "BenchCore", "DeviceProfiles", "Orchestrator", "VirtualFarm", "Radios"]
+        ),
         .executableTarget(
             name: "blerig",
             dependencies: [

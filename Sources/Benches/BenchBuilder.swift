@@ -5,17 +5,18 @@ import Orchestrator
 import VirtualFarm
 
 /// The composition root: the one place that turns a rig file into a bench. It knows every bench implementation
-/// (today the virtual farm; blerig's HCI host and serial/hub hardware will join here), and the orchestrator knows
-/// none of them: it sees ``BenchLauncher`` and the capability protocols only.
+/// (the virtual farm, and blerig's HCI host on hardware controllers or rootcanal; serial/hub hardware will join
+/// here), and the orchestrator knows none of them: it sees ``BenchLauncher`` and the capability protocols only.
 public struct BenchBuilder: BenchFactory {
     public init() {}
 
     public func launcher(for rig: RigConfig, seed: UInt64) throws(CampaignError) -> any BenchLauncher {
-        guard rig.isVirtual else {
-            let radio = rig.radios.first { $0.kind != .virtual } ?? rig.radios[0]
-            throw .unsupportedRadio(radio)
+        if rig.isVirtual { return VirtualBenchLauncher(Self.virtualConfiguration(rig, seed: seed)) }
+        if let bluez = rig.radios.first(where: { if case .bluez = $0.kind { true } else { false } }) {
+            throw .unsupportedRadio(bluez)
         }
-        return VirtualBenchLauncher(Self.virtualConfiguration(rig, seed: seed))
+        // kind: hci and kind: rootcanal: blerig's own HCI host; on rootcanal the board models are served too.
+        return HCIBenchLauncher(rig: rig, seed: seed, boards: Self.virtualConfiguration(rig, seed: seed).boards)
     }
 
     /// The virtual farm's configuration for a virtual rig: the link and faults of its `virtual:` block, one

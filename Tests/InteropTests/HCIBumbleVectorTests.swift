@@ -46,9 +46,9 @@ import Testing
         "lePHYUpdateComplete": .lePHYUpdateComplete(.success, handle: 0x40, tx: 2, rx: 2),
     ]
 
-    @Test(.enabled(if: InteropVenv.available, InteropVenv.skipReason))
+    @Test(.enabled(if: InteropEnvironment.runs, InteropEnvironment.skipReason))
     func commandsAndEventsAgreeWithBumble() throws {
-        let vectors = try InteropVenv.runPython(script: "hci_vectors.py")
+        let vectors = try Self.runPython(script: "hci_vectors.py")
         var seen = 0
         for line in vectors.split(separator: "\n") {
             let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as! [String: String]
@@ -67,6 +67,32 @@ import Testing
             }
         }
         #expect(seen == Self.commands.count + Self.events.count)
+    }
+}
+
+extension HCIBumbleVectorTests {
+    /// Runs a script from `Peers/` with the venv's python to completion; its standard output.
+    static func runPython(script: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(filePath: try InteropEnvironment.venv().python)
+        process.arguments = [InteropEnvironment.peersDirectory + "/" + script]
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let output = out.fileHandleForReading.readDataToEndOfFile()
+        let errors = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw VectorError("\(script) exited with \(process.terminationStatus): \(String(decoding: errors, as: UTF8.self))")
+        }
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    struct VectorError: Error, CustomStringConvertible {
+        var description: String
+        init(_ description: String) { self.description = description }
     }
 }
 

@@ -1,0 +1,195 @@
+import BLECore
+import BenchCore
+import DeviceProfiles
+import Foundation
+import Orchestrator
+import Radios
+import VirtualFarm
+
+/// Opens a bench whose radios are blerig's own HCI host: on hardware controllers (`kind: hci`: TCP, UART, the
+/// BlueZ user channel) with the boards found on the air, or on rootcanal (`kind: rootcanal`), where blerig stands
+/// every board model up on a controller of its own and serves it as a real peer. Everything runs on the wall
+/// clock; everything the launcher started (rootcanal, controllers, the served boards' simulation) is stopped
+/// before ``withBench(_:)`` returns.
+struct HCIBenchLauncher: BenchLauncher {
+    let rig: RigConfig
+    let seed: UInt64
+    let boards: [VirtualBenchConfiguration.Board]
+
+    /// The most links a radio holds when the rig does not say (rootcanal has no limit of its own).
+    static let defaultMaxLinks = 8
+
+    var summary: String {
+        let radios = rig.radios.map { radio -> String in
+            switch radio.kind {
+            case .hci(let transport): "hci \(Self.spec(transport))"
+            case .rootcanal(let transport?, _): "rootcanal at \(Self.spec(transport))"
+            case .rootcanal(nil, let tick): "rootcanal (started by blerig, \(tick) ms tick)"
+            case .virtual, .bluez: radio.kindName
+            }
+        }
+        return radios.joined(separator: ", ")
+    }
+
+    static func spec(_ transport: RadioConfig.Transport) -> HCITransportSpec {
+        switch transport {
+        case let .tcp(host, port): .tcp(host: host, port: port)
+        case let .uart(path, baud): .uart(path: path, baud: baud, flowControl: .rtsCts)
+        case let .userChannel(adapter): .hciUser(adapter: UInt16(adapter.dropFirst(3)) ?? 0)
+        }
+    }
+
+    func withBench<T: Sendable>(
+        _ body: @escaping @Sendable (any Bench) async throws -> T
+    ) async throws -> BenchOutcome<T> {
+        let clock = WallClock()
+        let unixTimeAtOrigin = Duration.nanoseconds(Int64(Date().timeIntervalSince1970 * 1e9))
+        let rootcanal = try await startRootcanal()
+        var radios: [HCIRadio] = []
+        do {
+            for radio in rig.radios { radios.append(try await open(radio, rootcanal: rootcanal, clock: clock)) }
+            let value: T
+            let opened = radios
+            if rig.servesBoardModels {
+                let controller = try controllerSpec(rootcanal: rootcanal)
+                value = try await ServedFarm.run(
+                    boards: boards, seed: seed, controller: controller, clock: clock
+                ) { boards in
+                    try await body(HCIBench(clock: clock, unixTimeAtOrigin: unixTimeAtOrigin, radios: opened, boards: boards))
+                }
+            } else {
+                let boards = rig.boards.map { board in
+                    BenchBoard(
+                        id: board.id,
+                        match: BoardMatch(address: board.match?.address, name: board.match?.name),
+                        identity: [("profile", board.profile.rawValue)])
+                }
+                value = try await body(
+                    HCIBench(clock: clock, unixTimeAtOrigin: unixTimeAtOrigin, radios: radios, boards: boards))
+            }
+            let work = await close(radios, rootcanal)
+            return BenchOutcome(value: value, work: work)
+        } catch {
+            _ = await close(radios, rootcanal)
+            throw error
+        }
+    }
+
+    private func close(_ radios: [HCIRadio], _ rootcanal: RootcanalProcess?) async -> Int {
+        var packets = 0
+        for radio in radios {
+            packets += radio.counters.filter { $0.metric.hasPrefix("hci.packets") }.reduce(0) { $0 + Int($1.value) }
+            await radio.stack.shutdown()
+        }
+        await rootcanal?.stop()
+        return packets
+    }
+
+    /// Starts rootcanal when a radio asks blerig to (`kind: rootcanal` without a transport).
+    private func startRootcanal() async throws(BenchError) -> RootcanalProcess? {
+        let ticks = rig.radios.compactMap { radio -> Int? in
+            if case .rootcanal(nil, let tick) = radio.kind { return tick }
+            return nil
+        }
+        guard let tick = ticks.min() else { return nil }
+        var options = RootcanalProcess.Options()
+        options.timerPeriod = .milliseconds(tick)
+        do {
+            return try await RootcanalProcess.start(options)
+        } catch {
+            throw BenchError(.missing, "rootcanal did not start: \(error)")
+        }
+    }
+
+    private func controllerSpec(rootcanal: RootcanalProcess?) throws(BenchError) -> HCITransportSpec {
+        if let rootcanal { return .tcp(host: rootcanal.host, port: rootcanal.hciPort) }
+        for radio in rig.radios {
+            if case .rootcanal(let transport?, _) = radio.kind { return Self.spec(transport) }
+        }
+        throw BenchError(.unsupported, "boards can be served only on a rootcanal radio")
+    }
+
+    private func open(_ radio: RadioConfig, rootcanal: RootcanalProcess?, clock: WallClock) async throws(BenchError) -> HCIRadio {
+        let spec: HCITransportSpec
+        switch radio.kind {
+        case .hci(let transport): spec = Self.spec(transport)
+        case .rootcanal: spec = try controllerSpec(rootcanal: rootcanal)
+        case .virtual, .bluez:
+            throw BenchError(.unsupported, "radio '\(radio.id)' (\(radio.kindName)) is not an HCI radio")
+        }
+        let where_ = "\(radio.location.lineAndColumn)"
+        let transport: any HCITransport
+        do { transport = try spec.open() } catch {
+            throw BenchError(Self.code(error), "radio '\(radio.id)' (\(where_)): \(error)")
+        }
+        do {
+            let stack = try await HCIStack.open(transport, clock: clock)
+            return HCIRadio(id: radio.id, stack: stack, maxLinks: radio.maxLinks ?? Self.defaultMaxLinks)
+        } catch {
+            throw BenchError(.io, "radio '\(radio.id)' (\(where_)): \(error)")
+        }
+    }
+
+    static func code(_ error: HCITransportError) -> BenchError.Code {
+        switch error.code {
+        case .busy: .busy
+        case .permission: .permission
+        case .unavailable, .invalidSpec: .missing
+        case .disconnected: .gone
+        case .framing, .io: .io
+        }
+    }
+}
+
+/// A bench of HCI radios on the wall clock.
+struct HCIBench: Bench {
+    let clock: any RigClock
+    let unixTimeAtOrigin: Duration
+    let radios: [any BenchRadio]
+    let boards: [BenchBoard]
+
+    init(clock: any RigClock, unixTimeAtOrigin: Duration, radios: [HCIRadio], boards: [BenchBoard]) {
+        self.clock = clock
+        self.unixTimeAtOrigin = unixTimeAtOrigin
+        self.radios = radios
+        self.boards = boards
+    }
+}
+
+/// The served boards of a rootcanal rig: one simulation on the wall clock holds every board model; each board
+/// has its own controller. The bench body runs outside the simulation, on the cooperative pool, and reaches the
+/// boards through their capabilities.
+enum ServedFarm {
+    static func run<T: Sendable>(
+        boards: [VirtualBenchConfiguration.Board], seed: UInt64, controller: HCITransportSpec, clock: any RigClock,
+        _ body: @escaping @Sendable ([BenchBoard]) async throws -> T
+    ) async throws -> T {
+        try await Simulation.runOnWallClock(seed: seed) { sim in
+            let served = boards.map { config in
+                ServedBoard(
+                    id: config.id, profile: config.profile,
+                    address: config.settings.address
+                        ?? VirtualBoardSettings.defaultAddress(for: config.id, profile: config.profile),
+                    settings: config.settings, sim: sim, controller: controller, clock: clock)
+            }
+            let benchBoards = zip(served, boards).map { served, config in
+                BenchBoard(
+                    id: served.id, match: BoardMatch(address: served.airAddress, name: config.expectedName),
+                    power: ServedPowerSwitch(served: served),
+                    reset: config.resets.isEmpty ? nil : ServedResetLines(served: served, kinds: config.resets),
+                    console: ServedConsole(served: served),
+                    identity: [
+                        ("firmware", "\(served.board.firmwareVersion)"), ("controller", "\(controller)"),
+                    ])
+            }
+            let task = Task.detached { try await body(benchBoards) }
+            let result = await withTaskCancellationHandler {
+                await task.result
+            } onCancel: {
+                task.cancel()
+            }
+            for board in served { await board.radio.close() }
+            return try result.get()
+        }
+    }
+}
