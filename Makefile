@@ -59,10 +59,12 @@ build: deps
 run: build
 	.build/debug/blerig run rigs/virtual.yaml $(ARGS)
 
-# test: build the tests, then run them (the interop tier's venv included)
+# test: build the tests, then run them; the interop tier (rootcanal, Bumble) runs in a process of its own, so its
+# sockets and children never meet the descriptor checks of the transport tests
 test: test-deps interop-deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	$(SWIFT) test --skip-build --skip InteropTests
+	$(SWIFT) test --skip-build --filter InteropTests
 
 # bench: release build; each run in its own process: the shipped rig (wall, CPU, peak RSS, bench time), a virtual
 # day of notifications on four boards (memory must not grow with duration), and how cost grows with boards

@@ -108,7 +108,8 @@ import Testing
                 .init(address: address, data: [0x02, 0x01, 0x06], rssi: -40, incomplete: true)
             ]))
         #expect(fake.events.isEmpty)
-        fake.deliver(.leExtendedAdvertisingReport([.init(address: address, data: [0x03, 0x09, 0x41, 0x42], rssi: -41)]))
+        fake.deliver(
+            .leExtendedAdvertisingReport([.init(address: address, data: [0x03, 0x09, 0x41, 0x42], rssi: -41)]))
         #expect(
             fake.takeEvents() == [
                 .advertisement(.init(address: address, data: [0x02, 0x01, 0x06, 0x03, 0x09, 0x41, 0x42], rssi: -41))
@@ -123,7 +124,8 @@ import Testing
         _ = fake.takeCommands()
         _ = fake.takeEvents()
         fake.carryOut(fake.host.startScanning(at: .origin))
-        #expect(fake.takeCommands() == [.leSetScanParameters(.init()), .leSetScanEnable(true, filterDuplicates: false)])
+        #expect(
+            fake.takeCommands() == [.leSetScanParameters(.init()), .leSetScanEnable(true, filterDuplicates: false)])
         let a = HCI.AdvertisingReport(address: DeviceAddress(1), data: [2, 1, 6], rssi: -50)
         let b = HCI.AdvertisingReport(
             address: DeviceAddress(2, kind: .random), data: [], rssi: -70, connectable: false, scannable: false,
@@ -271,7 +273,8 @@ import Testing
     @Test func aFullLinkSaysSoAndTellsWhenItHasRoom() {
         var fake = FakeController(configuration: .init(maximumQueuedFrames: 2)) { $0.aclBuffers = 1 }
         fake.initialise()
-        fake.carryOut(fake.host.connect(to: DeviceAddress(1), parameters: HCIHostConnectionTests.parameters, at: .origin))
+        fake.carryOut(
+            fake.host.connect(to: DeviceAddress(1), parameters: HCIHostConnectionTests.parameters, at: .origin))
         fake.completeConnection(handle: 0x40, peer: DeviceAddress(1))
         _ = fake.takeEvents()
         for _ in 0..<3 { fake.carryOut(fake.host.sendATT([0x52, 1, 0], on: 0x40, at: .origin)) }
@@ -314,7 +317,8 @@ import Testing
         let response = try L2CAP.LESignal(decoding: L2CAP.BasicFrame(decoding: fake.acl.last!.data).payload)
         #expect(response == .connectionParameterUpdateResponse(identifier: 7, accepted: true))
         #expect(fake.takeCommands() == [.leConnectionUpdate(handle: 0x40, wanted)])
-        fake.deliver(.leConnectionUpdateComplete(.success, handle: 0x40, interval: 40, latency: 0, supervisionTimeout: 500))
+        fake.deliver(
+            .leConnectionUpdateComplete(.success, handle: 0x40, interval: 40, latency: 0, supervisionTimeout: 500))
         let events = fake.takeEvents()
         guard case let .parametersChanged(link) = events.first else {
             Issue.record("expected parametersChanged, got \(events)")
@@ -344,7 +348,8 @@ import Testing
         fake.deliver(.leRemoteConnectionParameterRequest(handle: 0x40, bad))
         #expect(
             fake.takeCommands() == [
-                .leRemoteConnectionParameterRequestNegativeReply(handle: 0x40, reason: .unacceptableConnectionParameters)
+                .leRemoteConnectionParameterRequestNegativeReply(
+                    handle: 0x40, reason: .unacceptableConnectionParameters)
             ])
     }
 
@@ -353,7 +358,9 @@ import Testing
         let wanted = HCI.ConnectionParameters(interval: .milliseconds(30), supervisionTimeout: .seconds(2))
         fake.carryOut(fake.host.updateParameters(wanted, on: 0x40, at: .origin))
         #expect(fake.takeCommands() == [.leConnectionUpdate(handle: 0x40, wanted)])
-        fake.deliver(.leConnectionUpdateComplete(.unsupportedFeature, handle: 0x40, interval: 0, latency: 0, supervisionTimeout: 0))
+        fake.deliver(
+            .leConnectionUpdateComplete(
+                .unsupportedFeature, handle: 0x40, interval: 0, latency: 0, supervisionTimeout: 0))
         #expect(fake.takeEvents() == [.parameterUpdateFailed(handle: 0x40, .unsupportedFeature)])
     }
 
@@ -373,7 +380,8 @@ import Testing
         fake.carryOut(fake.host.setPHY(tx: .le2M, rx: .le2M, on: 0x40, at: .origin))
         #expect(fake.takeCommands() == [.leSetPHY(handle: 0x40, tx: .le2M, rx: .le2M)])
         fake.deliver(.lePHYUpdateComplete(.success, handle: 0x40, tx: 2, rx: 2))
-        fake.deliver(.leDataLengthChange(handle: 0x40, maxTxOctets: 251, maxTxTime: 2120, maxRxOctets: 251, maxRxTime: 2120))
+        fake.deliver(
+            .leDataLengthChange(handle: 0x40, maxTxOctets: 251, maxTxTime: 2120, maxRxOctets: 251, maxRxTime: 2120))
         #expect(
             fake.takeEvents() == [
                 .phyChanged(handle: 0x40, tx: 2, rx: 2), .dataLengthChanged(handle: 0x40, txOctets: 251, rxOctets: 251),
@@ -385,7 +393,8 @@ import Testing
     @Test func advertisesAndAcceptsACentral() {
         var fake = HCIHostConnectionTests.ready()
         fake.carryOut(
-            fake.host.startAdvertising(interval: .milliseconds(20), data: [2, 1, 6], scanResponse: [3, 9, 0x41, 0x42], at: .origin))
+            fake.host.startAdvertising(
+                interval: .milliseconds(20), data: [2, 1, 6], scanResponse: [3, 9, 0x41, 0x42], at: .origin))
         let commands = fake.takeCommands()
         #expect(commands.count == 5)
         #expect(commands.first == .leSetAdvertisingEnable(false) && commands.last == .leSetAdvertisingEnable(true))
@@ -433,15 +442,25 @@ import Testing
         .leSetAdvertisingData([2, 1, 6]), .leSetScanResponseData([]), .leSetAdvertisingEnable(true),
         .leSetScanParameters(.init(active: false, interval: 0x60, window: 0x30)),
         .leSetScanEnable(true, filterDuplicates: true),
-        .leCreateConnection(.init(peer: DeviceAddress(0x1234, kind: .random), parameters: .init(interval: .milliseconds(30), supervisionTimeout: .seconds(1)))),
+        .leCreateConnection(
+            .init(
+                peer: DeviceAddress(0x1234, kind: .random),
+                parameters: .init(interval: .milliseconds(30), supervisionTimeout: .seconds(1)))),
         .leCreateConnectionCancel,
-        .leConnectionUpdate(handle: 0x40, .init(intervalMin: 6, intervalMax: 12, latency: 1, supervisionTimeout: 100, minCELength: 2, maxCELength: 4)),
-        .leRemoteConnectionParameterRequestReply(handle: 1, .init(intervalMin: 6, intervalMax: 6, supervisionTimeout: 100)),
+        .leConnectionUpdate(
+            handle: 0x40,
+            .init(intervalMin: 6, intervalMax: 12, latency: 1, supervisionTimeout: 100, minCELength: 2, maxCELength: 4)),
+        .leRemoteConnectionParameterRequestReply(
+            handle: 1, .init(intervalMin: 6, intervalMax: 6, supervisionTimeout: 100)),
         .leRemoteConnectionParameterRequestNegativeReply(handle: 1, reason: .unacceptableConnectionParameters),
         .leSetDataLength(handle: 0x40, txOctets: 251, txTime: 2120),
-        .leWriteSuggestedDefaultDataLength(txOctets: 251, txTime: 2120), .leSetPHY(handle: 0x40, tx: .le2M, rx: [.le1M, .le2M]),
+        .leWriteSuggestedDefaultDataLength(txOctets: 251, txTime: 2120),
+        .leSetPHY(handle: 0x40, tx: .le2M, rx: [.le1M, .le2M]),
         .leSetExtendedScanParameters(.init()), .leSetExtendedScanEnable(false, filterDuplicates: false),
-        .leExtendedCreateConnection(.init(peer: DeviceAddress(0xABCDEF), parameters: .init(interval: .milliseconds(15), supervisionTimeout: .seconds(4)))),
+        .leExtendedCreateConnection(
+            .init(
+                peer: DeviceAddress(0xABCDEF),
+                parameters: .init(interval: .milliseconds(15), supervisionTimeout: .seconds(4)))),
         .disconnect(handle: 0x40, reason: .remoteUserTerminated),
     ]
 
@@ -455,13 +474,17 @@ import Testing
     /// Byte layouts from the Core specification (Vol 4 Part E §7), written out by hand.
     @Test func knownEncodings() {
         #expect(HCI.Command.reset.h4.encoded == [0x01, 0x03, 0x0C, 0x00])
-        #expect(HCI.Command.leSetScanEnable(true, filterDuplicates: false).h4.encoded == [0x01, 0x0C, 0x20, 0x02, 0x01, 0x00])
+        #expect(
+            HCI.Command.leSetScanEnable(true, filterDuplicates: false).h4.encoded == [
+                0x01, 0x0C, 0x20, 0x02, 0x01, 0x00,
+            ])
         #expect(
             HCI.Command.disconnect(handle: 0x0040, reason: .remoteUserTerminated).h4.encoded
                 == [0x01, 0x06, 0x04, 0x03, 0x40, 0x00, 0x13])
         #expect(HCI.Command.leSetAdvertisingData([2, 1, 6]).packet.parameters.count == 32)
         // LE Create Connection has 25 parameter bytes, the extended form 26 for one PHY.
-        let request = HCI.CreateConnection(peer: DeviceAddress(1), parameters: .init(interval: .milliseconds(15), supervisionTimeout: .seconds(4)))
+        let request = HCI.CreateConnection(
+            peer: DeviceAddress(1), parameters: .init(interval: .milliseconds(15), supervisionTimeout: .seconds(4)))
         #expect(HCI.Command.leCreateConnection(request).packet.parameters.count == 25)
         #expect(HCI.Command.leExtendedCreateConnection(request).packet.parameters.count == 26)
         #expect(HCI.Command.leSetExtendedScanParameters(.init()).packet.parameters.count == 8)
@@ -476,11 +499,13 @@ import Testing
             .hardwareError(3), .dataBufferOverflow(linkType: 1),
             .leAdvertisingReport([
                 .init(address: DeviceAddress(1), data: [2, 1, 6], rssi: -3),
-                .init(address: DeviceAddress(2, kind: .random), data: [], rssi: -90, connectable: false, scannable: false),
+                .init(
+                    address: DeviceAddress(2, kind: .random), data: [], rssi: -90, connectable: false, scannable: false),
             ]),
             .leExtendedAdvertisingReport([.init(address: DeviceAddress(3), data: [1, 2], rssi: -9, truncated: true)]),
             .leConnectionUpdateComplete(.success, handle: 1, interval: 24, latency: 0, supervisionTimeout: 72),
-            .leRemoteConnectionParameterRequest(handle: 1, .init(intervalMin: 6, intervalMax: 9, supervisionTimeout: 70)),
+            .leRemoteConnectionParameterRequest(
+                handle: 1, .init(intervalMin: 6, intervalMax: 9, supervisionTimeout: 70)),
             .leDataLengthChange(handle: 1, maxTxOctets: 251, maxTxTime: 2120, maxRxOctets: 27, maxRxTime: 328),
             .lePHYUpdateComplete(.success, handle: 1, tx: 2, rx: 1),
         ]
@@ -493,7 +518,8 @@ import Testing
     @Test func signalingRoundTrips() throws {
         let signals: [L2CAP.LESignal] = [
             .commandReject(identifier: 1, reason: 0),
-            .connectionParameterUpdateRequest(identifier: 2, .init(intervalMin: 6, intervalMax: 8, latency: 0, supervisionTimeout: 100)),
+            .connectionParameterUpdateRequest(
+                identifier: 2, .init(intervalMin: 6, intervalMax: 8, latency: 0, supervisionTimeout: 100)),
             .connectionParameterUpdateResponse(identifier: 3, accepted: false),
         ]
         for signal in signals { #expect(try L2CAP.LESignal(decoding: signal.encoded) == signal) }

@@ -84,17 +84,17 @@ private let brokenRigs: [BrokenRig] = [
         yaml(
             "rig: t", "radio: {kind: hci}", "boards: [{id: b1, profile: hrm, match: {name: H}}]",
             "suites: [discovery]"),
-        .missingKey, at: "2:8", "radio needs 'transport' (tcp:HOST:PORT, uart:/dev/PATH@BAUD or user:hciN)"),
+        .missingKey, at: "2:8", "radio needs 'transport' (tcp:HOST:PORT, uart:/dev/PATH@BAUD[,flow=none] or hci-user:N)"),
     BrokenRig(
         "hci transport without port",
         yaml(
             "rig: t", "radio: {kind: hci, transport: \"tcp:localhost\"}",
             "boards: [{id: b1, profile: hrm, match: {name: H}}]", "suites: [discovery]"),
-        .invalidValue, at: "2:31", "transport 'tcp:localhost' needs a host and a port (tcp:HOST:PORT)"),
+        .invalidValue, at: "2:31", "transport 'tcp:localhost' has no port; write tcp:HOST:PORT, e.g. tcp:127.0.0.1:6402"),
     BrokenRig(
         "bluez radio with a transport",
         yaml(
-            "rig: t", "radio: {kind: bluez, transport: \"user:hci0\"}",
+            "rig: t", "radio: {kind: bluez, transport: \"hci-user:0\"}",
             "boards: [{id: b1, profile: hrm, match: {name: H}}]", "suites: [discovery]"),
         .invalidValue, at: "2:22",
         "'transport' does not apply to a bluez radio (for blerig's own HCI host write kind: hci)"),

@@ -1,3 +1,4 @@
+import BenchCore
 import Foundation
 import Testing
 
@@ -174,8 +175,8 @@ private let shippedRigs: [String] = {
         ("bluez", .bluez(adapter: "hci0")),
         ("{kind: bluez, adapter: hci1}", .bluez(adapter: "hci1")),
         ("{kind: hci, transport: \"tcp:127.0.0.1:6402\"}", .hci(.tcp(host: "127.0.0.1", port: 6402))),
-        ("{kind: hci, transport: \"uart:/dev/ttyUSB0@1000000\"}", .hci(.uart(path: "/dev/ttyUSB0", baud: 1_000_000))),
-        ("{kind: hci, transport: \"user:hci0\"}", .hci(.userChannel(adapter: "hci0"))),
+        ("{kind: hci, transport: \"uart:/dev/ttyUSB0@1000000\"}", .hci(.uart(path: "/dev/ttyUSB0", baud: 1_000_000, flowControl: .rtsCts))),
+        ("{kind: hci, transport: \"hci-user:0\"}", .hci(.hciUser(adapter: 0))),
     ])
     func everyRadioFormLoads(_ written: String, _ kind: RadioConfig.Kind) throws {
         let rig = try RigTesting.load(

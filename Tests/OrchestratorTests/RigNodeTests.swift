@@ -1,3 +1,4 @@
+import BenchCore
 import Testing
 
 import struct Orchestrator.SourceLocation
@@ -140,37 +141,40 @@ import struct Orchestrator.SourceLocation
     }
 }
 
+/// A rig's `transport:` is read with the same grammar as `--radio` on the command line (HCITransportSpec, whose
+/// own tests cover every form); here: that the rig uses it, and that its messages arrive located.
 @Suite struct RadioTransportTests {
     @Test(arguments: [
-        ("tcp:127.0.0.1:6402", RadioConfig.Transport.tcp(host: "127.0.0.1", port: 6402)),
-        ("tcp:[::1]:6402", .tcp(host: "::1", port: 6402)),
-        ("uart:/dev/ttyUSB0@1000000", .uart(path: "/dev/ttyUSB0", baud: 1_000_000)),
-        ("uart:/dev/ttyACM0", .uart(path: "/dev/ttyACM0", baud: 115_200)),
-        ("user:hci1", .userChannel(adapter: "hci1")),
+        ("tcp:127.0.0.1:6402", HCITransportSpec.tcp(host: "127.0.0.1", port: 6402)),
+        ("uart:/dev/ttyACM0", .uart(path: "/dev/ttyACM0", baud: 1_000_000, flowControl: .rtsCts)),
+        ("uart:/dev/ttyUSB0@115200,flow=none", .uart(path: "/dev/ttyUSB0", baud: 115_200, flowControl: .none)),
+        ("hci-user:1", .hciUser(adapter: 1)),
     ])
-    func transportsParseAndPrintBack(_ text: String, _ expected: RadioConfig.Transport) throws {
-        let transport = try RadioConfig.Transport.parse(text).get()
-        #expect(transport == expected)
-        #expect(try RadioConfig.Transport.parse(transport.description).get() == expected)
+    func aRigReadsTransportsWithTheCommandLinesGrammar(_ text: String, _ expected: HCITransportSpec) throws {
+        let rig = try RigTesting.load(
+            "rig: t\nradio: {kind: hci, transport: \"\(text)\"}\nboards: [{id: b, profile: hrm, match: {name: H}}]\n"
+                + "suites: [discovery]\n")
+        #expect(rig.radio.kind == .hci(expected))
     }
 
     @Test(arguments: [
         (
             "localhost:6402",
-            "unknown transport scheme 'localhost' (expected tcp:HOST:PORT, uart:/dev/PATH@BAUD or user:hciN)"
+            "transport 'localhost:6402': 'localhost' is not a transport; write tcp:HOST:PORT, "
+                + "uart:PATH@BAUD[,flow=none] or hci-user:N"
         ),
-        ("tcp:host:0", "transport 'tcp:host:0' has no valid port (1…65535)"),
-        ("tcp::6402", "transport 'tcp::6402' needs a host and a port (tcp:HOST:PORT)"),
-        ("uart:ttyUSB0", "transport 'uart:ttyUSB0' needs an absolute device path (uart:/dev/ttyUSB0@BAUD)"),
-        ("uart:/dev/ttyUSB0@fast", "transport 'uart:/dev/ttyUSB0@fast' has no valid baud rate (1200…12000000)"),
-        ("user:eth0", "transport 'user:eth0' needs an adapter name such as user:hci0"),
-        ("hci0", "transport 'hci0' has no scheme (expected tcp:HOST:PORT, uart:/dev/PATH@BAUD or user:hciN)"),
+        (
+            "user:hci0",
+            "transport 'user:hci0': 'user' is not a transport; write tcp:HOST:PORT, "
+                + "uart:PATH@BAUD[,flow=none] or hci-user:N"
+        ),
+        ("tcp:host:0", "transport 'tcp:host:0': '0' is not a TCP port (1–65535)"),
     ])
-    func malformedTransportsSayWhatIsWrong(_ text: String, _ message: String) {
-        guard case .failure(let error) = RadioConfig.Transport.parse(text) else {
-            Issue.record("'\(text)' parsed")
-            return
-        }
-        #expect(error.message == message)
+    func malformedTransportsSayWhatIsWrongWhereItIsWritten(_ text: String, _ message: String) {
+        let issues = RigTesting.issues(
+            "rig: t\nradio: {kind: hci, transport: \"\(text)\"}\nboards: [{id: b, profile: hrm, match: {name: H}}]\n"
+                + "suites: [discovery]\n")
+        #expect(issues.map(\.message) == [message])
+        #expect(issues.first?.location.lineAndColumn == "2:31")
     }
 }

@@ -1,3 +1,4 @@
+import BenchCore
 import Foundation
 import Testing
 
@@ -113,7 +114,7 @@ private let brokenRadios: [BrokenRig] = [
         "an adapter through BlueZ and through its user channel",
         yaml(
             "rig: t", "radios:", "  - {id: r1, kind: bluez, adapter: hci1}",
-            "  - {id: r2, kind: hci, transport: \"user:hci1\"}", board, "suites: [discovery]"),
+            "  - {id: r2, kind: hci, transport: \"hci-user:1\"}", board, "suites: [discovery]"),
         .conflict, at: "4:36", "adapter hci1 is already used by radio 'r1' (at 3:36)"),
     BrokenRig(
         "one TCP transport twice",
@@ -202,11 +203,11 @@ private let brokenRadios: [BrokenRig] = [
                 "suites: [discovery]"))
         #expect(rig.radios.map(\.id) == ["left", "right"])
         #expect(
-            rig.radios.map(\.kind) == [.bluez(adapter: "hci0"), .hci(.uart(path: "/dev/ttyACM0", baud: 1_000_000))])
+            rig.radios.map(\.kind) == [.bluez(adapter: "hci0"), .hci(.uart(path: "/dev/ttyACM0", baud: 1_000_000, flowControl: .rtsCts))])
         #expect(rig.radios.map(\.maxLinks) == [4, nil])
         #expect(rig.radios.map(\.location.lineAndColumn) == ["3:5", "4:5"])
         #expect(rig.radio.id == "left")
-        #expect(rig.radio(id: "right")?.kind == .hci(.uart(path: "/dev/ttyACM0", baud: 1_000_000)))
+        #expect(rig.radio(id: "right")?.kind == .hci(.uart(path: "/dev/ttyACM0", baud: 1_000_000, flowControl: .rtsCts)))
         #expect(!rig.isVirtual && rig.virtual == nil)
         #expect(rig.board(id: "b1")?.radio == "right")
         #expect(rig.board(id: "b1")?.radioLocation?.lineAndColumn == "8:54")

@@ -1,3 +1,4 @@
+import BenchCore
 import Radios
 import Testing
 

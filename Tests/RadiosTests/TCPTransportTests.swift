@@ -1,3 +1,4 @@
+import BenchCore
 import BLECore
 import Dispatch
 import Glibc

@@ -13,19 +13,24 @@ struct WallClockSimulationTests {
 
     @Test("timers fire in deadline order, each once the monotonic time since the run began reaches its deadline")
     func timersFireAtTheirWallTime() async throws {
-        let outsideStart = ContinuousClock.now
-        let fired = try await Simulation.runOnWallClock(seed: 1) { sim in
+        // Deadlines count from when they are scheduled: on a loaded machine the body may start late, and a
+        // deadline already past would fire at once, in scheduling order.
+        let (fired, base, outsideBase) = try await Simulation.runOnWallClock(seed: 1) { sim in
             let log = Mutex<[(deadline: Int, at: RigInstant, outside: Duration)]>([])
+            let base = sim.now
+            let outsideBase = ContinuousClock.now
             for deadline in [150, 50, 100] {
-                sim.schedule(at: RigInstant(sinceOrigin: .milliseconds(deadline))) {
-                    log.withLock { $0.append((deadline, sim.now, outsideStart.duration(to: .now))) }
+                sim.schedule(at: base.advanced(by: .milliseconds(deadline))) {
+                    log.withLock { $0.append((deadline, sim.now, outsideBase.duration(to: .now))) }
                 }
             }
-            try await sim.clock.sleep(for: .milliseconds(200))
-            return log.withLock { $0 }
+            try await sim.clock.sleep(until: base.advanced(by: .milliseconds(200)))
+            return (log.withLock { $0 }, base, outsideBase)
         }
+        _ = outsideBase
         #expect(fired.map(\.deadline) == [50, 100, 150])
-        for timer in fired {
+        for var timer in fired {
+            timer.at = RigInstant(sinceOrigin: base.duration(to: timer.at))
             let deadline = Duration.milliseconds(timer.deadline)
             #expect(timer.at.sinceOrigin >= deadline, "timer \(timer.deadline) fired early, at \(timer.at)")
             #expect(timer.at.sinceOrigin < deadline + Self.lateness, "timer \(timer.deadline) fired at \(timer.at)")

@@ -54,7 +54,10 @@ extension HCIHost {
                 let returned = min(Int(entry.count), state.inFlight)
                 if returned < Int(entry.count) {
                     actions.append(
-                        .event(.warning("the controller returned \(entry.count) buffers for link 0x\(String(entry.handle, radix: 16)) but held \(state.inFlight)")))
+                        .event(
+                            .warning(
+                                "the controller returned \(entry.count) buffers for link 0x\(String(entry.handle, radix: 16)) but held \(state.inFlight)"
+                            )))
                 }
                 state.inFlight -= returned
                 linkStates[entry.handle] = state
@@ -87,7 +90,8 @@ extension HCIHost {
                 enqueue(.leRemoteConnectionParameterRequestReply(handle: handle, parameters), .other, &actions)
             } else {
                 enqueue(
-                    .leRemoteConnectionParameterRequestNegativeReply(handle: handle, reason: .unacceptableConnectionParameters),
+                    .leRemoteConnectionParameterRequestNegativeReply(
+                        handle: handle, reason: .unacceptableConnectionParameters),
                     .other, &actions)
             }
         case let .leDataLengthChange(handle, txOctets, _, rxOctets, _):
@@ -219,7 +223,9 @@ extension HCIHost {
         actions.append(.event(.connected(link)))
         if let controller {
             if let dataLength = configuration.dataLength, controller.supportsDataLengthExtension {
-                enqueue(.leSetDataLength(handle: event.handle, txOctets: dataLength.octets, txTime: dataLength.time), .other, &actions)
+                enqueue(
+                    .leSetDataLength(handle: event.handle, txOctets: dataLength.octets, txTime: dataLength.time),
+                    .other, &actions)
             }
             if let phys = configuration.preferredPHYs, controller.supports2MPHY {
                 enqueue(.leSetPHY(handle: event.handle, tx: phys, rx: phys), .other, &actions)
@@ -265,10 +271,12 @@ extension HCIHost {
             // No pairing here: answer a Pairing Request or Security Request with Pairing Failed, reason
             // 0x05 Pairing Not Supported (Vol 3 Part H §3.5.5), so the peer does not wait 30 s.
             if let code = frame.payload.first, code == 0x01 || code == 0x0B {
-                queueFrame(L2CAP.BasicFrame(channel: .securityManager, payload: [0x05, 0x05]), on: packet.handle, &actions)
+                queueFrame(
+                    L2CAP.BasicFrame(channel: .securityManager, payload: [0x05, 0x05]), on: packet.handle, &actions)
             }
         default:
-            actions.append(.event(.warning("link 0x\(String(packet.handle, radix: 16)): frame on \(frame.channel) dropped")))
+            actions.append(
+                .event(.warning("link 0x\(String(packet.handle, radix: 16)): frame on \(frame.channel) dropped")))
         }
     }
 
@@ -290,9 +298,15 @@ extension HCIHost {
             reply(.connectionParameterUpdateResponse(identifier: identifier, accepted: accepted), on: handle, &actions)
             if accepted { enqueue(.leConnectionUpdate(handle: handle, parameters), .update(handle), &actions) }
         case let .connectionParameterUpdateResponse(_, accepted):
-            if !accepted { actions.append(.event(.parameterUpdateFailed(handle: handle, .unacceptableConnectionParameters))) }
+            if !accepted {
+                actions.append(.event(.parameterUpdateFailed(handle: handle, .unacceptableConnectionParameters)))
+            }
         case let .commandReject(_, reason):
-            actions.append(.event(.warning("link 0x\(String(handle, radix: 16)): the peer rejected a signaling command (reason 0x\(String(reason, radix: 16)))")))
+            actions.append(
+                .event(
+                    .warning(
+                        "link 0x\(String(handle, radix: 16)): the peer rejected a signaling command (reason 0x\(String(reason, radix: 16)))"
+                    )))
         case let .other(_, identifier, _):
             reply(.commandReject(identifier: identifier, reason: 0x0000), on: handle, &actions)
         }

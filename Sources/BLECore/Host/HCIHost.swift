@@ -134,7 +134,10 @@ public struct HCIHost: Sendable {
         var parameters = configuration.scan
         parameters.ownAddressKind = ownAddressKind
         enqueue(extended ? .leSetExtendedScanParameters(parameters) : .leSetScanParameters(parameters), .scan, &actions)
-        enqueue(extended ? .leSetExtendedScanEnable(true, filterDuplicates: false) : .leSetScanEnable(true, filterDuplicates: false), .scan, &actions)
+        enqueue(
+            extended
+                ? .leSetExtendedScanEnable(true, filterDuplicates: false)
+                : .leSetScanEnable(true, filterDuplicates: false), .scan, &actions)
         return actions
     }
 
@@ -144,7 +147,10 @@ public struct HCIHost: Sendable {
         guard isReady, scanningWanted else { return actions }
         scanningWanted = false
         let extended = controller?.usesExtendedScanning ?? false
-        enqueue(extended ? .leSetExtendedScanEnable(false, filterDuplicates: false) : .leSetScanEnable(false, filterDuplicates: false), .scan, &actions)
+        enqueue(
+            extended
+                ? .leSetExtendedScanEnable(false, filterDuplicates: false)
+                : .leSetScanEnable(false, filterDuplicates: false), .scan, &actions)
         return actions
     }
 
@@ -180,7 +186,9 @@ public struct HCIHost: Sendable {
     }
 
     /// Closes a link; ``Event/disconnected(handle:reason:)`` follows with reason 0x16 (local host).
-    public mutating func disconnect(_ handle: UInt16, reason: HCIErrorCode = .remoteUserTerminated, at now: RigInstant) -> [Action] {
+    public mutating func disconnect(
+        _ handle: UInt16, reason: HCIErrorCode = .remoteUserTerminated, at now: RigInstant
+    ) -> [Action] {
         self.now = now
         var actions: [Action] = []
         guard links[handle] != nil else { return actions }
@@ -222,7 +230,8 @@ public struct HCIHost: Sendable {
     }
 
     /// Asks the controller for a data length on the link (27–251 octets).
-    public mutating func setDataLength(octets: UInt16, time: UInt16, on handle: UInt16, at now: RigInstant) -> [Action] {
+    public mutating func setDataLength(octets: UInt16, time: UInt16, on handle: UInt16, at now: RigInstant) -> [Action]
+    {
         self.now = now
         var actions: [Action] = []
         guard links[handle] != nil else { return actions }
@@ -335,7 +344,9 @@ public struct HCIHost: Sendable {
             peer: next.peer, parameters: next.parameters, ownAddressKind: ownAddressKind,
             scanInterval: configuration.scan.interval, scanWindow: configuration.scan.window)
         let extended = controller?.usesExtendedScanning ?? false
-        enqueue(extended ? .leExtendedCreateConnection(request) : .leCreateConnection(request), .connect(next.peer), &actions)
+        enqueue(
+            extended ? .leExtendedCreateConnection(request) : .leCreateConnection(request), .connect(next.peer),
+            &actions)
     }
 
     mutating func nextSignalIdentifier(_ handle: UInt16) -> UInt8 {

@@ -35,7 +35,8 @@ extension L2CAP {
                 self = .connectionParameterUpdateRequest(
                     identifier: identifier, try HCI.ConnectionParameters.read(from: &d, eventLengths: false))
             case 0x13:
-                self = .connectionParameterUpdateResponse(identifier: identifier, accepted: try d.readUInt16("result") == 0)
+                self = .connectionParameterUpdateResponse(
+                    identifier: identifier, accepted: try d.readUInt16("result") == 0)
             default:
                 self = .other(code: code, identifier: identifier, data: data)
                 return

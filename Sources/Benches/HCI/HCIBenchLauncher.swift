@@ -22,21 +22,13 @@ struct HCIBenchLauncher: BenchLauncher {
     var summary: String {
         let radios = rig.radios.map { radio -> String in
             switch radio.kind {
-            case .hci(let transport): "hci \(Self.spec(transport))"
-            case .rootcanal(let transport?, _): "rootcanal at \(Self.spec(transport))"
+            case .hci(let transport): "hci \(transport)"
+            case .rootcanal(let transport?, _): "rootcanal at \(transport)"
             case .rootcanal(nil, let tick): "rootcanal (started by blerig, \(tick) ms tick)"
             case .virtual, .bluez: radio.kindName
             }
         }
         return radios.joined(separator: ", ")
-    }
-
-    static func spec(_ transport: RadioConfig.Transport) -> HCITransportSpec {
-        switch transport {
-        case let .tcp(host, port): .tcp(host: host, port: port)
-        case let .uart(path, baud): .uart(path: path, baud: baud, flowControl: .rtsCts)
-        case let .userChannel(adapter): .hciUser(adapter: UInt16(adapter.dropFirst(3)) ?? 0)
-        }
     }
 
     func withBench<T: Sendable>(
@@ -55,7 +47,8 @@ struct HCIBenchLauncher: BenchLauncher {
                 value = try await ServedFarm.run(
                     boards: boards, seed: seed, controller: controller, clock: clock
                 ) { boards in
-                    try await body(HCIBench(clock: clock, unixTimeAtOrigin: unixTimeAtOrigin, radios: opened, boards: boards))
+                    try await body(
+                        HCIBench(clock: clock, unixTimeAtOrigin: unixTimeAtOrigin, radios: opened, boards: boards))
                 }
             } else {
                 let boards = rig.boards.map { board in
@@ -104,15 +97,17 @@ struct HCIBenchLauncher: BenchLauncher {
     private func controllerSpec(rootcanal: RootcanalProcess?) throws(BenchError) -> HCITransportSpec {
         if let rootcanal { return .tcp(host: rootcanal.host, port: rootcanal.hciPort) }
         for radio in rig.radios {
-            if case .rootcanal(let transport?, _) = radio.kind { return Self.spec(transport) }
+            if case .rootcanal(let transport?, _) = radio.kind { return transport }
         }
         throw BenchError(.unsupported, "boards can be served only on a rootcanal radio")
     }
 
-    private func open(_ radio: RadioConfig, rootcanal: RootcanalProcess?, clock: WallClock) async throws(BenchError) -> HCIRadio {
+    private func open(
+        _ radio: RadioConfig, rootcanal: RootcanalProcess?, clock: WallClock
+    ) async throws(BenchError) -> HCIRadio {
         let spec: HCITransportSpec
         switch radio.kind {
-        case .hci(let transport): spec = Self.spec(transport)
+        case .hci(let transport): spec = transport
         case .rootcanal: spec = try controllerSpec(rootcanal: rootcanal)
         case .virtual, .bluez:
             throw BenchError(.unsupported, "radio '\(radio.id)' (\(radio.kindName)) is not an HCI radio")

@@ -1,8 +1,8 @@
 import BLECore
 import BenchCore
 import DeviceProfiles
-import Radios
 import Foundation
+import Radios
 import Synchronization
 import VirtualFarm
 
@@ -104,7 +104,8 @@ final class ControllerRadio: BoardRadio, @unchecked Sendable {
     private func apply(_ set: AdvertisingState?, on stack: HCIStack?) {
         guard let stack else { return }
         if let set {
-            stack.advertise(set.data, scanResponse: set.scanResponse, interval: set.interval, connectable: set.connectable)
+            stack.advertise(
+                set.data, scanResponse: set.scanResponse, interval: set.interval, connectable: set.connectable)
         } else {
             stack.advertise(nil)
         }

@@ -1,10 +1,12 @@
+import BenchCore
+
 extension RadioConfig {
     /// The names `kind:` takes.
     enum KindName: String, CaseIterable {
         case virtual, bluez, hci, rootcanal
     }
 
-    static let transportForms = "tcp:HOST:PORT, uart:/dev/PATH@BAUD or user:hciN"
+    static let transportForms = "tcp:HOST:PORT, uart:/dev/PATH@BAUD[,flow=none] or hci-user:N"
 
     /// Reads `radio:`, a kind name or a mapping, as the one radio with id `radio`; nil if unusable. Issues go to
     /// `diagnostics`.
@@ -20,7 +22,8 @@ extension RadioConfig {
             switch kind {
             case .virtual: return RadioConfig(.virtual, at: node.location)
             case .bluez: return RadioConfig(.bluez(adapter: defaultBlueZAdapter), at: node.location)
-            case .rootcanal: return RadioConfig(.rootcanal(nil, tickMilliseconds: defaultRootcanalTick), at: node.location)
+            case .rootcanal:
+                return RadioConfig(.rootcanal(nil, tickMilliseconds: defaultRootcanalTick), at: node.location)
             case .hci:
                 diagnostics.record(
                     .missingKey,
@@ -88,9 +91,18 @@ extension RadioConfig {
             return adapter
         }
         let transport = reader.read("transport") { node throws(RigFileIssue) in
-            switch Transport.parse(try node.string(for: "transport")) {
-            case .success(let transport): return transport
-            case .failure(let error): throw node.issue(.invalidValue, error.message)
+            let text = try node.string(for: "transport")
+            do throws(HCITransportError) {
+                return try HCITransportSpec.parse(text)
+            } catch {
+                // The spec's own words, with a long value shortened as everywhere in rig messages.
+                let message =
+                    "transport " + error.message.replacingOccurrences(of: "'\(text)'", with: RigWording.quoted(text))
+                guard message.count <= 200 else {
+                    throw node.issue(
+                        .invalidValue, "transport \(RigWording.quoted(text)) is not one of \(transportForms)")
+                }
+                throw node.issue(.invalidValue, message)
             }
         }
         let maxLinks = reader.integer("max_links", in: maxLinksRange)
@@ -120,7 +132,9 @@ extension RadioConfig {
             radioKind = .rootcanal(transport, tickMilliseconds: tick ?? defaultRootcanalTick)
         case .hci:
             refuse("tick_ms")
-            refuse("adapter", " (write transport: user:\(adapter ?? "hci0") for an adapter's HCI user channel)")
+            refuse(
+                "adapter",
+                " (write transport: hci-user:\((adapter ?? "hci0").dropFirst(3)) for an adapter's HCI user channel)")
             guard let transport else {
                 if reader.value("transport") == nil {
                     reader.recordMissing("transport", because: " (\(transportForms))")

@@ -1,9 +1,12 @@
+import BenchCore
+
 /// One radio a rig runs its central on: `radio:` in the rig file, or an entry of `radios:`.
 ///
 /// ```yaml
 /// radio: virtual                                    # shorthand for {kind: virtual}; its id is `radio`
 /// radio: {kind: bluez, adapter: hci0, max_links: 4} # BlueZ kernel sockets; adapter defaults to hci0
-/// radio: {kind: hci, transport: "tcp:127.0.0.1:6402"}   # userspace HCI host over H4
+/// radio: {kind: hci, transport: "tcp:127.0.0.1:6402"}   # blerig's own HCI host over H4 (see HCITransportSpec)
+/// radio: {kind: rootcanal}                          # rootcanal started by blerig; the board models are served
 /// radios:                                           # several radios, each with an id boards can pin
 ///   - {id: r1, kind: bluez, adapter: hci0}
 ///   - {id: r2, kind: hci, transport: "uart:/dev/ttyACM0@1000000", max_links: 2}
@@ -15,90 +18,15 @@ public struct RadioConfig: Hashable, Sendable {
         /// A BlueZ adapter through kernel sockets, `hci0`, `hci1`, ...
         case bluez(adapter: String)
         /// A controller driven by blerig's own HCI host over H4.
-        case hci(Transport)
+        case hci(HCITransportSpec)
         /// A controller of rootcanal, Google's virtual controller, driven by blerig's HCI host, with every board
         /// of the rig served from its model on a controller of its own. `transport` names a rootcanal already
         /// running (its HCI port); nil starts one on free ports for the run, with its tick set to `tickMilliseconds`.
-        case rootcanal(Transport?, tickMilliseconds: Int)
+        case rootcanal(HCITransportSpec?, tickMilliseconds: Int)
     }
 
     /// rootcanal's tick when blerig starts it: every packet waits for the next tick (its default is 5 ms).
     public static let defaultRootcanalTick = 1
-
-    /// Where H4 HCI packets travel for a `kind: hci` radio, written as one string.
-    public enum Transport: Hashable, Sendable, CustomStringConvertible {
-        /// `tcp:host:port`, e.g. a controller emulator or a network-attached dongle.
-        case tcp(host: String, port: UInt16)
-        /// `uart:/dev/ttyUSB0@1000000`: a serial controller; the baud rate defaults to 115200.
-        case uart(path: String, baud: Int)
-        /// `user:hci0`: the HCI user channel of a BlueZ adapter (the kernel's host stays away from it).
-        case userChannel(adapter: String)
-
-        public static let defaultUARTBaud = 115_200
-
-        public var description: String {
-            switch self {
-            case .tcp(let host, let port): "tcp:\(host):\(port)"
-            case .uart(let path, let baud): "uart:\(path)@\(baud)"
-            case .userChannel(let adapter): "user:\(adapter)"
-            }
-        }
-
-        /// Parses the written form; the error is a sentence saying what is wrong.
-        public static func parse(_ text: String) -> Result<Transport, TransportSyntaxError> {
-            let form = "expected tcp:HOST:PORT, uart:/dev/PATH@BAUD or user:hciN"
-            guard let colon = text.firstIndex(of: ":") else {
-                return .failure(.init("transport \(RigWording.quoted(text)) has no scheme (\(form))"))
-            }
-            let scheme = text[..<colon]
-            let rest = String(text[text.index(after: colon)...])
-            switch scheme {
-            case "tcp":
-                guard let portColon = rest.lastIndex(of: ":"), !rest[..<portColon].isEmpty else {
-                    return .failure(
-                        .init("transport \(RigWording.quoted(text)) needs a host and a port (tcp:HOST:PORT)"))
-                }
-                var host = String(rest[..<portColon])
-                if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-                guard let port = UInt16(rest[rest.index(after: portColon)...]), port > 0 else {
-                    return .failure(.init("transport \(RigWording.quoted(text)) has no valid port (1…65535)"))
-                }
-                return .success(.tcp(host: host, port: port))
-            case "uart":
-                var path = rest
-                var baud = defaultUARTBaud
-                if let at = rest.lastIndex(of: "@") {
-                    path = String(rest[..<at])
-                    guard let rate = Int(rest[rest.index(after: at)...]), (1_200...12_000_000).contains(rate) else {
-                        return .failure(
-                            .init("transport \(RigWording.quoted(text)) has no valid baud rate (1200…12000000)"))
-                    }
-                    baud = rate
-                }
-                guard path.hasPrefix("/"), path.count > 1 else {
-                    return .failure(
-                        .init(
-                            "transport \(RigWording.quoted(text)) needs an absolute device path "
-                                + "(uart:/dev/ttyUSB0@BAUD)"))
-                }
-                return .success(.uart(path: path, baud: baud))
-            case "user":
-                guard RadioConfig.isAdapterName(rest) else {
-                    return .failure(
-                        .init("transport \(RigWording.quoted(text)) needs an adapter name such as user:hci0"))
-                }
-                return .success(.userChannel(adapter: rest))
-            default:
-                return .failure(.init("unknown transport scheme \(RigWording.quoted(String(scheme))) (\(form))"))
-            }
-        }
-    }
-
-    /// Why a transport string did not parse, as one sentence.
-    public struct TransportSyntaxError: Error, Hashable, Sendable {
-        public var message: String
-        public init(_ message: String) { self.message = message }
-    }
 
     /// The id of the one radio `radio:` describes.
     public static let defaultID = "radio"
@@ -151,9 +79,10 @@ public struct RadioConfig: Hashable, Sendable {
         switch kind {
         // Every connection to rootcanal's HCI port is a controller of its own: radios may share it.
         case .virtual, .rootcanal: nil
-        case .bluez(let adapter), .hci(.userChannel(let adapter)): "adapter \(adapter)"
+        case .bluez(let adapter): "adapter \(adapter)"
+        case .hci(.hciUser(let index)): "adapter hci\(index)"
         case .hci(.tcp(let host, let port)): "transport tcp:\(host.lowercased()):\(port)"
-        case .hci(.uart(let path, _)): "serial device \(RigWording.quoted(path))"
+        case .hci(.uart(let path, _, _)): "serial device \(RigWording.quoted(path))"
         }
     }
 

@@ -51,13 +51,15 @@ extension HCIStack {
     /// Scanning is on while at least one stream is consumed. Reports are merged with the advertiser's latest
     /// scan response (where names usually are), as the virtual radio does.
     func scan(_ filter: ScanFilter) -> AsyncStream<Advertisement> {
-        let (stream, continuation) = AsyncStream.makeStream(of: Advertisement.self, bufferingPolicy: .bufferingNewest(1024))
-        let (id, first) = state.withLock { state -> (Int, Bool)? in
-            guard !state.closed else { return nil }
-            state.nextKey += 1
-            state.scans[state.nextKey] = Scan(filter: filter, continuation: continuation)
-            return (state.nextKey, state.scans.count == 1)
-        } ?? (0, false)
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: Advertisement.self, bufferingPolicy: .bufferingNewest(1024))
+        let (id, first) =
+            state.withLock { state -> (Int, Bool)? in
+                guard !state.closed else { return nil }
+                state.nextKey += 1
+                state.scans[state.nextKey] = Scan(filter: filter, continuation: continuation)
+                return (state.nextKey, state.scans.count == 1)
+            } ?? (0, false)
         guard id != 0 else {
             continuation.finish()
             return stream

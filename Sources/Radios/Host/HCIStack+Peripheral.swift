@@ -17,7 +17,8 @@ extension HCIStack {
         let bytes = (try? data.encoded()) ?? Array(((try? data.encoded(maximumLength: 255)) ?? []).prefix(31))
         let response = (try? scanResponse.encoded()) ?? []
         run { host, now in
-            host.startAdvertising(interval: interval, data: bytes, scanResponse: response, connectable: connectable, at: now)
+            host.startAdvertising(
+                interval: interval, data: bytes, scanResponse: response, connectable: connectable, at: now)
         }
     }
 

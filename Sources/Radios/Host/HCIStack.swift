@@ -56,7 +56,8 @@ public final class HCIStack: Sendable {
     /// Opens the transport, initialises the controller and returns the running stack. Throws when the
     /// controller does not come up within `timeout` (the transport is closed then).
     public static func open(
-        _ transport: any HCITransport, configuration: HCIHost.Configuration = .init(), clock: any RigClock = WallClock(),
+        _ transport: any HCITransport, configuration: HCIHost.Configuration = .init(),
+        clock: any RigClock = WallClock(),
         timeout: Duration = .seconds(10)
     ) async throws(HCIStackError) -> HCIStack {
         let stack = HCIStack(transport: transport, configuration: configuration, clock: clock)
@@ -96,8 +97,10 @@ public final class HCIStack: Sendable {
         case nil:
             ticker.cancel()
             stack.close()
-            stack.failWaiters(HCIStackError("the controller on \(transport) did not finish initialising within \(timeout.seconds) s"))
-            throw HCIStackError("the controller on \(transport) did not finish initialising within \(timeout.seconds) s")
+            stack.failWaiters(
+                HCIStackError("the controller on \(transport) did not finish initialising within \(timeout.seconds) s"))
+            throw HCIStackError(
+                "the controller on \(transport) did not finish initialising within \(timeout.seconds) s")
         }
     }
 
@@ -197,7 +200,8 @@ public final class HCIStack: Sendable {
             case let .leConnectionComplete(complete): return complete.status == .success ? complete.peerAddress : nil
             case let .disconnectionComplete(complete): return link(complete.handle)
             case let .numberOfCompletedPackets(entries): return entries.first.flatMap { link($0.handle) }
-            case let .leConnectionUpdateComplete(_, handle, _, _, _), let .leRemoteConnectionParameterRequest(handle, _),
+            case let .leConnectionUpdateComplete(_, handle, _, _, _),
+                let .leRemoteConnectionParameterRequest(handle, _),
                 let .leDataLengthChange(handle, _, _, _, _), let .lePHYUpdateComplete(_, handle, _, _):
                 return link(handle)
             default: return nil
@@ -332,7 +336,9 @@ public final class HCIStack: Sendable {
             case unwanted
         }
         let next = state.withLock { state -> Next in
-            if link.role == .central, let waiter = state.attempts.removeValue(forKey: link.peer) { return .waiter(waiter) }
+            if link.role == .central, let waiter = state.attempts.removeValue(forKey: link.peer) {
+                return .waiter(waiter)
+            }
             if link.role == .peripheral, let accept = state.accept { return .accept(accept) }
             return .unwanted
         }
@@ -416,11 +422,21 @@ public final class HCIStack: Sendable {
     public var counters: [RadioCounter] {
         let counters = state.withLock { $0.counters }
         return [
-            RadioCounter(metric: "hci.packets_in", value: Double(counters.packetsIn), definition: "HCI packets from the controller (events and ACL data)"),
-            RadioCounter(metric: "hci.packets_out", value: Double(counters.packetsOut), definition: "HCI packets to the controller (commands and ACL data)"),
-            RadioCounter(metric: "hci.acl_bytes_out", value: Double(counters.aclBytesOut), definition: "ACL payload bytes sent (L2CAP headers included)"),
-            RadioCounter(metric: "hci.acl_bytes_in", value: Double(counters.aclBytesIn), definition: "ACL payload bytes received (L2CAP headers included)"),
-            RadioCounter(metric: "hci.warnings", value: Double(counters.warnings), definition: "malformed or unexpected packets the host dropped and carried on"),
+            RadioCounter(
+                metric: "hci.packets_in", value: Double(counters.packetsIn),
+                definition: "HCI packets from the controller (events and ACL data)"),
+            RadioCounter(
+                metric: "hci.packets_out", value: Double(counters.packetsOut),
+                definition: "HCI packets to the controller (commands and ACL data)"),
+            RadioCounter(
+                metric: "hci.acl_bytes_out", value: Double(counters.aclBytesOut),
+                definition: "ACL payload bytes sent (L2CAP headers included)"),
+            RadioCounter(
+                metric: "hci.acl_bytes_in", value: Double(counters.aclBytesIn),
+                definition: "ACL payload bytes received (L2CAP headers included)"),
+            RadioCounter(
+                metric: "hci.warnings", value: Double(counters.warnings),
+                definition: "malformed or unexpected packets the host dropped and carried on"),
         ]
     }
 }

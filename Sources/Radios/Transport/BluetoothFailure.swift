@@ -1,3 +1,4 @@
+import BenchCore
 import Glibc
 
 /// What a failed BlueZ system call means, and what the user can do about it. No I/O here: each errno path is

@@ -1,3 +1,4 @@
+import BenchCore
 import BLECore
 
 /// A byte pipe to one HCI controller carrying H4 packets: a TCP socket to rootcanal, a UART to a serial HCI
@@ -26,37 +27,4 @@ public protocol HCITransport: AnyObject, Sendable, CustomStringConvertible {
     /// Closes the transport and stops the reader thread; `closed(nil)` follows unless the transport had
     /// already failed. Idempotent.
     func close()
-}
-
-/// Why a transport could not be opened, or stopped working. `message` says what happened and where;
-/// `fix` says what the user can do about it, when there is something to do.
-public struct HCITransportError: Error, Sendable, Hashable, CustomStringConvertible {
-    public enum Code: String, Sendable, Hashable {
-        /// The spec does not parse (`tcp:host` without a port, an unknown scheme).
-        case invalidSpec
-        /// The kernel has no Bluetooth (EAFNOSUPPORT), the adapter does not exist, or the serial port is missing.
-        case unavailable
-        /// The adapter or port is in use by someone else (bluetoothd, another blerig).
-        case busy
-        /// The process lacks a permission (CAP_NET_ADMIN for the user channel, the dialout group for a UART).
-        case permission
-        /// The controller closed the connection or the device vanished.
-        case disconnected
-        /// The byte stream is not H4: framing is lost.
-        case framing
-        /// Any other system-call failure, with its errno text.
-        case io
-    }
-
-    public var code: Code
-    public var message: String
-    public var fix: String?
-
-    public init(_ code: Code, _ message: String, fix: String? = nil) {
-        self.code = code
-        self.message = message
-        self.fix = fix
-    }
-
-    public var description: String { fix.map { "\(message) (\($0))" } ?? message }
 }

@@ -1,3 +1,4 @@
+import BenchCore
 import BLECore
 import Glibc
 
@@ -7,12 +8,7 @@ import Glibc
 /// The port is opened exclusively (flock(2) against cooperating programs, TIOCEXCL against other opens), set to raw
 /// mode at the requested rate, and flushed, so the H4 stream starts on a packet boundary.
 public final class UARTTransport: HCITransport {
-    public enum FlowControl: String, Hashable, Sendable {
-        /// Hardware flow control on the RTS and CTS lines (CRTSCTS), the default.
-        case rtsCts = "rtscts"
-        /// No flow control (`,flow=none`): for controllers without the lines wired.
-        case none
-    }
+    public typealias FlowControl = HCITransportSpec.FlowControl
 
     public let path: String
     public let baud: Int

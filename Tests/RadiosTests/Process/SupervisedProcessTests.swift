@@ -44,7 +44,8 @@ import Testing
     @Test("dropping a process's handle without stop() ends it and everything it started")
     func droppedHandleEndsTheProcess() async throws {
         let group = try Self.startAndDrop()
-        #expect(try await Self.gone(group, within: .seconds(3)))
+        // Bounds guard against "never", not speed: a loaded machine may take seconds.
+        #expect(try await Self.gone(group, within: .seconds(20)))
     }
 
     @Test("a command that ignores SIGTERM is killed with its children once the grace period is over")
@@ -56,7 +57,7 @@ import Testing
         while process.stdout.lineCount == 0 { try await clock.sleep(for: .milliseconds(10)) }
         let started = clock.now
         let exit = await process.stop()
-        #expect(started.duration(to: clock.now) < .seconds(3))
+        #expect(started.duration(to: clock.now) < .seconds(20))
         #expect(exit == .signalled(SIGKILL))
         #expect(process.livingProcesses.isEmpty)
         #expect(await process.stop() == exit)

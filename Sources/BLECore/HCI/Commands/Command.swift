@@ -374,7 +374,8 @@ extension HCI {
             case .leReadLocalSupportedFeatures: self = .leReadLocalSupportedFeatures
             case .leCreateConnectionCancel: self = .leCreateConnectionCancel
             case .leSetRandomAddress:
-                self = .leSetRandomAddress(try DeviceAddress(littleEndian: r.readBytes(6, "random address"), kind: .random))
+                self = .leSetRandomAddress(
+                    try DeviceAddress(littleEndian: r.readBytes(6, "random address"), kind: .random))
             case .leSetAdvertisingParameters:
                 let min = try r.readUInt16("advertising interval min")
                 let max = try r.readUInt16("advertising interval max")
@@ -384,7 +385,8 @@ extension HCI {
                         context: r.context, field: "advertising type", reason: "0x\([rawKind].hexString) is reserved",
                         at: 4)
                 }
-                var p = AdvertisingParameters(interval: .zero, kind: advertisingKind, ownAddressKind: try kind("own address type"))
+                var p = AdvertisingParameters(
+                    interval: .zero, kind: advertisingKind, ownAddressKind: try kind("own address type"))
                 p.intervalMin = min
                 p.intervalMax = max
                 p.peer = try address("peer address")
@@ -398,7 +400,8 @@ extension HCI {
                     throw .invalidValue(context: r.context, field: "data length", reason: "\(length) exceeds 31", at: 0)
                 }
                 let data = Array(padded[..<length])
-                self = packet.opcode == .leSetAdvertisingData ? .leSetAdvertisingData(data) : .leSetScanResponseData(data)
+                self =
+                    packet.opcode == .leSetAdvertisingData ? .leSetAdvertisingData(data) : .leSetScanResponseData(data)
             case .leSetAdvertisingEnable: self = .leSetAdvertisingEnable(try r.readUInt8("enable") != 0)
             case .leSetScanParameters:
                 let active = try r.readUInt8("scan type") != 0
@@ -455,14 +458,16 @@ extension HCI {
                     : .leRemoteConnectionParameterRequestReply(handle: handle, parameters)
             case .leRemoteConnectionParameterRequestNegativeReply:
                 self = .leRemoteConnectionParameterRequestNegativeReply(
-                    handle: try r.readUInt16("connection handle"), reason: HCIErrorCode(rawValue: try r.readUInt8("reason")))
+                    handle: try r.readUInt16("connection handle"),
+                    reason: HCIErrorCode(rawValue: try r.readUInt8("reason")))
             case .leSetDataLength:
                 self = .leSetDataLength(
                     handle: try r.readUInt16("connection handle"), txOctets: try r.readUInt16("tx octets"),
                     txTime: try r.readUInt16("tx time"))
             case .leWriteSuggestedDefaultDataLength:
                 self = .leWriteSuggestedDefaultDataLength(
-                    txOctets: try r.readUInt16("suggested max tx octets"), txTime: try r.readUInt16("suggested max tx time"))
+                    txOctets: try r.readUInt16("suggested max tx octets"),
+                    txTime: try r.readUInt16("suggested max tx time"))
             case .leSetPHY:
                 let handle = try r.readUInt16("connection handle")
                 _ = try r.readUInt8("all PHYs")
@@ -475,16 +480,19 @@ extension HCI {
                 let policy = try r.readUInt8("filter policy")
                 let phys = PHYs(rawValue: try r.readUInt8("scanning PHYs"))
                 guard phys == .le1M else {
-                    throw .invalidValue(context: r.context, field: "scanning PHYs", reason: "only LE 1M is decoded here", at: 2)
+                    throw .invalidValue(
+                        context: r.context, field: "scanning PHYs", reason: "only LE 1M is decoded here", at: 2)
                 }
                 let active = try r.readUInt8("scan type") != 0
                 let interval = try r.readUInt16("scan interval")
                 let window = try r.readUInt16("scan window")
                 self = .leSetExtendedScanParameters(
-                    ScanParameters(active: active, interval: interval, window: window, ownAddressKind: own, filterPolicy: policy))
+                    ScanParameters(
+                        active: active, interval: interval, window: window, ownAddressKind: own, filterPolicy: policy))
             case .disconnect:
                 self = .disconnect(
-                    handle: try r.readUInt16("connection handle"), reason: HCIErrorCode(rawValue: try r.readUInt8("reason")))
+                    handle: try r.readUInt16("connection handle"),
+                    reason: HCIErrorCode(rawValue: try r.readUInt8("reason")))
             default:
                 throw .invalidValue(
                     context: "HCI command packet", field: "opcode", reason: "\(packet.opcode) is not one blerig sends",
