@@ -89,3 +89,13 @@ struct HCIH4Tests {
         #expect(try parser.feed([0x01, 0x03, 0x0C, 0x00]).count == 1)
     }
 }
+
+@Suite struct H4ParserFramingLossTests {
+    @Test func packetsBeforeTheBadByteAreKept() throws {
+        var parser = HCI.H4Parser()
+        var packets: [HCI.H4Packet] = []
+        let reset = HCI.Event.commandComplete(numberOfCommands: 1, opcode: .reset, returnParameters: [0]).h4
+        #expect(throws: DecodingError.self) { try parser.feed(reset.encoded + [0xFF], into: &packets) }
+        #expect(packets == [reset])
+    }
+}

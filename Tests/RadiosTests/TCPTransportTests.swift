@@ -219,6 +219,23 @@ extension TransportIO {
             }
         }
 
+        @Test("packets complete before the bad byte of the same read are delivered before the framing error")
+        func goodPacketsBeforeFramingLoss() throws {
+            try expectNoLeakedDescriptors {
+                let listener = try TestListener()
+                defer { listener.close() }
+                let transport = try TCPTransport(host: "127.0.0.1", port: listener.port)
+                let controller = listener.accept()
+                defer { Glibc.close(controller) }
+                let recorder = TransportRecorder()
+                recorder.start(transport)
+                writeAll(controller, Packets.resetComplete.encoded + Packets.resetComplete.encoded + [0xFF, 0x00])
+                #expect(recorder.packets(count: 2) == [Packets.resetComplete, Packets.resetComplete])
+                #expect(try #require(recorder.closedError()).code == .framing)
+                transport.close()
+            }
+        }
+
         @Test("close unblocks the waiting reader, and closed(nil) has run when close returns")
         func closeUnblocksReader() throws {
             try expectNoLeakedDescriptors {

@@ -70,9 +70,20 @@ extension HCI {
 
         /// Takes the next bytes; returns the packets they complete, in order.
         public mutating func feed(_ bytes: some Sequence<UInt8>) throws(DecodingError) -> [H4Packet] {
-            buffer.append(contentsOf: bytes)
             var packets: [H4Packet] = []
+            try feed(bytes, into: &packets)
+            return packets
+        }
+
+        /// Takes the next bytes and appends the packets they complete to `packets`, in order. When framing is
+        /// lost, the packets completed before the bad byte are in `packets` when this throws.
+        public mutating func feed(_ bytes: some Sequence<UInt8>, into packets: inout [H4Packet]) throws(DecodingError) {
+            buffer.append(contentsOf: bytes)
             var start = 0
+            defer {
+                buffer.removeFirst(start)
+                consumed += start
+            }
             while start < buffer.count {
                 let type = PacketType(rawValue: buffer[start])
                 guard let header = type.header else {
@@ -88,9 +99,6 @@ extension HCI {
                 packets.append(H4Packet(type: type, body: Array(buffer[(start + 1)..<end])))
                 start = end
             }
-            buffer.removeFirst(start)
-            consumed += start
-            return packets
         }
 
         /// Forgets buffered bytes and offsets (after the transport reconnects).

@@ -217,19 +217,22 @@ final class DescriptorTransport: Sendable {
             }
             if count == 0 { return behaviour.readFailed(nil) }
             behaviour.afterRead(descriptor)
-            let packets: [HCI.H4Packet]
-            do {
+            var packets: [HCI.H4Packet] = []
+            var lost: DecodingError?
+            do throws(DecodingError) {
                 switch behaviour.framing {
-                case .stream: packets = try parser.feed(buffer[..<count])
+                case .stream: try parser.feed(buffer[..<count], into: &packets)
                 case .datagram: packets = [try HCI.H4Packet(decoding: buffer[..<count])]
                 }
             } catch {
-                return behaviour.framingLost(error)
+                lost = error
             }
+            // The packets completed before framing was lost are delivered first.
             for packet in packets {
                 if state.withLock({ $0.phase != .running }) { return nil }
                 deliver(packet)
             }
+            if let lost { return behaviour.framingLost(lost) }
         }
     }
 
