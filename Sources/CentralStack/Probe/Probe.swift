@@ -34,7 +34,8 @@ public enum Probe {
     /// (the link lost, `stop` returning) still returns its report: ``GATTTable/stopped`` says why. Throws when
     /// there is no table at all: the device was not found, could not be connected, or `stop` came first.
     /// `stop` is awaited once per phase (finding, connecting, walking) and cancelled when the phase ends first, so
-    /// it must return on cancellation; the orchestrator's `RunControl.interrupted()` does, and returns at once after a stop.
+    /// it must return on cancellation; the orchestrator's `RunControl.interrupted()` does, and returns at once after
+    /// a stop.
     public static func run(
         central: any Central, target: ProbeTarget, timeout: Duration, preferredMTU: UInt16 = Probe.preferredMTU,
         until stop: (@Sendable () async -> Void)? = nil
@@ -145,10 +146,11 @@ public enum ProbeError: Error, Hashable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case let .notFound(target, waited, notConnectable?):
-            "\(target) advertises as \(notConnectable) but not connectably (waited \(waited.seconds.formatted(decimals: 3)) s)"
+            "\(target) advertises as \(notConnectable) but not connectably "
+                + "(waited \(waited.seconds.formatted(decimals: 3)) s)"
         case let .notFound(target, waited, nil):
-            "no advertisement from \(target) within \(waited.seconds.formatted(decimals: 3)) s; is it powered, in range and "
-                + "advertising? (blerig scan lists what is on the air)"
+            "no advertisement from \(target) within \(waited.seconds.formatted(decimals: 3)) s; is it powered, in "
+                + "range and advertising? (blerig scan lists what is on the air)"
         case let .connectionFailed(address, error):
             if case .connectionFailed = error { "\(error)" } else { "connecting to \(address) failed: \(error)" }
         case let .interrupted(during): "interrupted while \(during)"
