@@ -77,7 +77,7 @@ let package = Package(
         .testTarget(name: "ReportsTests", dependencies: ["Reports"], exclude: ["Fixtures"]),
         .testTarget(
             name: "OrchestratorTests",
-            dependencies: ["Orchestrator", "Benches", "BenchCore", "VirtualFarm", "Reports", "BLECore"]
+            dependencies: ["Orchestrator", "Benches", "BenchCore", "CentralStack", "VirtualFarm", "Reports", "BLECore"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -11,12 +11,13 @@ struct Blerig: AsyncParsableCommand {
         discussion: """
             A rig file names the radios, the boards (esp-point, nano33-ble-sense, hrm) and the suites to run. With \
             `radio: virtual` the boards are simulated behind a modelled radio link in virtual time, deterministic \
-            from the seed: rigs/virtual.yaml is such a rig.
+            from the seed: rigs/virtual.yaml is such a rig. `blerig scan` and `blerig probe` look at the air \
+            around one radio: --radio virtual:rigs/virtual.yaml tries them on the virtual farm.
 
             Exit status:
             \(ExitStatus.table)
             """,
-        subcommands: [Run.self, Bench.self])
+        subcommands: [Run.self, Bench.self, Scan.self, Probe.self])
 
     /// Parses and runs; argument errors exit with the usage status blerig documents, not the parser's own 64.
     static func main() async {

@@ -1,0 +1,65 @@
+import BLECore
+import BenchCore
+import Orchestrator
+import VirtualFarm
+
+/// Opens one radio from a command-line spec (``RadioSpec``) for `blerig scan` and `blerig probe`: the composition
+/// root's counterpart of ``BenchBuilder`` for tools that need a radio and no campaign.
+///
+/// `virtual:<rig file>` is real: it loads the rig (which must be virtual), opens its virtual bench with the rig's
+/// seed, powers every board on and runs the body with the first radio's central inside the simulation, in virtual
+/// time (`--duration 10` scans ten virtual seconds). The HCI host's specs (`tcp:`, `uart:`, `hci-user:`) are
+/// refused in ``withHCIHost(_:_:)``, the one place that will open them.
+public struct RadioOpener: RadioOpening {
+    public init() {}
+
+    /// Parses `spec` and runs `body` on that radio (see ``withCentral(_:_:)``).
+    public static func withCentral<T: Sendable>(
+        spec: String, _ body: @escaping @Sendable (any Central, any RigClock) async throws -> T
+    ) async throws -> T {
+        try await RadioOpener().withCentral(RadioSpec.parse(spec).get(), body)
+    }
+
+    public func withCentral<T: Sendable>(
+        _ spec: RadioSpec, _ body: @escaping @Sendable (any Central, any RigClock) async throws -> T
+    ) async throws -> T {
+        switch spec {
+        case let .virtual(rigFile): try await withVirtualRig(rigFile, body)
+        case let .hci(transport): try await withHCIHost(transport, body)
+        }
+    }
+
+    /// The rig's virtual bench: boards powered on, the first radio's central, the simulation's clock.
+    func withVirtualRig<T: Sendable>(
+        _ path: String, _ body: @escaping @Sendable (any Central, any RigClock) async throws -> T
+    ) async throws -> T {
+        let rig: RigConfig
+        do { rig = try RigFile.load(contentsOf: path, knownSuites: Campaign.suiteNames) } catch {
+            throw RadioOpenError(.rigFile, error.report)
+        }
+        guard rig.isVirtual else {
+            let radio = rig.radios.first { !$0.isVirtual } ?? rig.radios[0]
+            throw RadioOpenError(
+                .rigFile,
+                "\(radio.location): virtual:\(path) needs a virtual rig, and this one's radio is '\(radio.kindName)'; "
+                    + "name a hardware radio itself with --radio (\(RadioSpec.forms))")
+        }
+        let seed = rig.virtual?.seed ?? VirtualFarmConfig.defaultSeed
+        let launcher = VirtualBenchLauncher(BenchBuilder.virtualConfiguration(rig, seed: seed))
+        return try await launcher.withBench { bench in
+            for board in bench.boards { try await board.power?.on() }
+            return try await body(bench.radios[0].central, bench.clock)
+        }.value
+    }
+
+    /// blerig's HCI host on an H4 transport: not in this build yet. The HCI host replaces this body (open the
+    /// transport, bring the controller up, run `body` with the host's central on the wall clock, close it).
+    func withHCIHost<T: Sendable>(
+        _ transport: RadioConfig.Transport, _ body: @escaping @Sendable (any Central, any RigClock) async throws -> T
+    ) async throws -> T {
+        throw RadioOpenError(
+            .unavailable,
+            "radio \(RadioSpec.hci(transport)) is not available in this build yet: blerig's HCI host is not part of "
+                + "it; use --radio virtual:RIG.yaml (rigs/virtual.yaml) to try the command on the virtual farm")
+    }
+}

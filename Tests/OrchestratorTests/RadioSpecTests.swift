@@ -1,0 +1,90 @@
+import BLECore
+import Benches
+import CentralStack
+import Testing
+
+@testable import Orchestrator
+
+@Suite("Radio specs and opening a radio")
+struct RadioSpecTests {
+    @Test(
+        "the forms parse, and print back as written",
+        arguments: [
+            ("virtual:rigs/virtual.yaml", RadioSpec.virtual(rigFile: "rigs/virtual.yaml"), "virtual:rigs/virtual.yaml"),
+            ("tcp:127.0.0.1:6402", .hci(.tcp(host: "127.0.0.1", port: 6402)), "tcp:127.0.0.1:6402"),
+            (
+                "uart:/dev/ttyACM0@1000000", .hci(.uart(path: "/dev/ttyACM0", baud: 1_000_000)),
+                "uart:/dev/ttyACM0@1000000"
+            ),
+            ("uart:/dev/ttyUSB0", .hci(.uart(path: "/dev/ttyUSB0", baud: 115_200)), "uart:/dev/ttyUSB0@115200"),
+            ("hci-user:0", .hci(.userChannel(adapter: "hci0")), "hci-user:0"),
+            ("user:hci1", .hci(.userChannel(adapter: "hci1")), "hci-user:1"),
+        ])
+    func parses(text: String, spec: RadioSpec, printed: String) throws {
+        #expect(try RadioSpec.parse(text).get() == spec)
+        #expect(spec.description == printed)
+    }
+
+    @Test(
+        "a spec that does not parse says what is wrong",
+        arguments: [
+            ("bogus", "radio 'bogus' has no kind (expected virtual:RIG.yaml, tcp:HOST:PORT"),
+            ("virtual:", "radio 'virtual:' needs a rig file"),
+            ("hci-user:hci0", "needs an adapter number, such as hci-user:0"),
+            ("tcp:localhost", "needs a host and a port"),
+            ("bluetooth:0", "unknown radio kind 'bluetooth'"),
+        ])
+    func rejects(text: String, message: String) {
+        guard case let .failure(error) = RadioSpec.parse(text) else {
+            Issue.record("\(text) parsed")
+            return
+        }
+        #expect(error.code == .invalidSpec)
+        #expect(error.exitStatus == .usage)
+        #expect(error.message.contains(message), "\(error.message)")
+    }
+
+    @Test("virtual: opens the rig's bench with its boards on, and runs the body in virtual time")
+    func opensVirtualRig() async throws {
+        let (devices, elapsed) = try await RadioOpener.withCentral(
+            spec: "virtual:" + RigTesting.path("rigs/virtual.yaml")
+        ) { central, clock in
+            let start = clock.now
+            let result = await AdvertiserScan.run(central: central, duration: .seconds(2))
+            return (result.devices.compactMap(\.name).sorted(), start.duration(to: clock.now))
+        }
+        #expect(devices == ["ESP-Point-1a2b", "ESP-Point-969e", "HRM-b6f2", "iOSArduinoBoard"])
+        #expect(elapsed == .seconds(2))
+    }
+
+    @Test(
+        "the HCI host's specs are refused in one place, as not available in this build",
+        arguments: ["tcp:127.0.0.1:6402", "uart:/dev/ttyACM0", "hci-user:0"])
+    func hciNotAvailable(spec: String) async throws {
+        do {
+            _ = try await RadioOpener.withCentral(spec: spec) { _, _ in 0 }
+            Issue.record("\(spec) opened")
+        } catch let error as RadioOpenError {
+            #expect(error.code == .unavailable)
+            #expect(error.exitStatus == .infrastructure)
+            #expect(error.message.contains("not available in this build yet"))
+        }
+    }
+
+    @Test("virtual: with a hardware rig or a missing file is the rig file's error, with its place")
+    func notAVirtualRig() async throws {
+        let bench = RigTesting.path("rigs/examples/bench-bluez.yaml")
+        for (path, message) in [
+            (bench, "\(bench):11:8: virtual:\(bench) needs a virtual rig"), ("/nope.yaml", "/nope.yaml"),
+        ] {
+            do {
+                _ = try await RadioOpener.withCentral(spec: "virtual:\(path)") { _, _ in 0 }
+                Issue.record("\(path) opened")
+            } catch let error as RadioOpenError {
+                #expect(error.code == .rigFile)
+                #expect(error.exitStatus == .usage)
+                #expect(error.message.hasPrefix(message), "\(error.message)")
+            }
+        }
+    }
+}
