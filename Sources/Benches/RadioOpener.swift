@@ -1,6 +1,7 @@
 import BLECore
 import BenchCore
 import Orchestrator
+import Radios
 import VirtualFarm
 
 /// Opens one radio from a command-line spec (``RadioSpec``) for `blerig scan` and `blerig probe`: the composition
@@ -8,8 +9,8 @@ import VirtualFarm
 ///
 /// `virtual:<rig file>` is real: it loads the rig (which must be virtual), opens its virtual bench with the rig's
 /// seed, powers every board on and runs the body with the first radio's central inside the simulation, in virtual
-/// time (`--duration 10` scans ten virtual seconds). The HCI host's specs (`tcp:`, `uart:`, `hci-user:`) are
-/// refused in ``withHCIHost(_:_:)``, the one place that will open them.
+/// time (`--duration 10` scans ten virtual seconds). The HCI host's specs (`tcp:`, `uart:`, `hci-user:`) open the
+/// controller with blerig's own host (``withHCIHost(_:_:)``).
 public struct RadioOpener: RadioOpening {
     public init() {}
 
@@ -52,14 +53,27 @@ public struct RadioOpener: RadioOpening {
         }.value
     }
 
-    /// blerig's HCI host on an H4 transport: not in this build yet. The HCI host replaces this body (open the
-    /// transport, bring the controller up, run `body` with the host's central on the wall clock, close it).
+    /// blerig's HCI host on an H4 transport: opens it, brings the controller up, runs `body` with the host's
+    /// central on the wall clock, and closes everything (links first) whatever the body does.
     func withHCIHost<T: Sendable>(
-        _ transport: RadioConfig.Transport, _ body: @escaping @Sendable (any Central, any RigClock) async throws -> T
+        _ transport: HCITransportSpec, _ body: @escaping @Sendable (any Central, any RigClock) async throws -> T
     ) async throws -> T {
-        throw RadioOpenError(
-            .unavailable,
-            "radio \(RadioSpec.hci(transport)) is not available in this build yet: blerig's HCI host is not part of "
-                + "it; use --radio virtual:RIG.yaml (rigs/virtual.yaml) to try the command on the virtual farm")
+        let opened: any HCITransport
+        do { opened = try transport.open() } catch {
+            throw RadioOpenError(.unavailable, "radio \(transport): \(error)")
+        }
+        let stack: HCIStack
+        do { stack = try await HCIStack.open(opened) } catch {
+            throw RadioOpenError(.unavailable, "radio \(transport): \(error)")
+        }
+        let central = HCICentral(stack: stack)
+        do {
+            let value = try await body(central, stack.clock)
+            await stack.shutdown()
+            return value
+        } catch {
+            await stack.shutdown()
+            throw error
+        }
     }
 }

@@ -96,19 +96,13 @@ struct ProbeScanCommandLineTests {
     }
 
     @Test(
-        "a bad --radio is a usage error (2); a radio this build cannot drive is the bench's (3)",
+        "a bad --radio is a usage error (2); a controller that is not there is the bench's (3)",
         arguments: [
             (["scan", "--radio", "bogus"], 2, "radio 'bogus' has no kind"),
             (["probe", "--radio", "virtual:", "x"], 2, "needs a rig file"),
             (["probe", "--radio", "virtual:/no/such/rig.yaml", "x"], 2, "blerig: /no/such/rig.yaml"),
-            (
-                ["scan", "--radio", "tcp:127.0.0.1:6402"], 3,
-                "blerig: radio tcp:127.0.0.1:6402 is not available in this build yet"
-            ),
-            (
-                ["probe", "--radio", "hci-user:0", "x"], 3,
-                "blerig: radio hci-user:0 is not available in this build yet"
-            ),
+            (["scan", "--radio", "tcp:127.0.0.1:1"], 3, "blerig: radio tcp:127.0.0.1:1: "),
+            (["probe", "--radio", "hci-user:0", "x"], 3, "blerig: radio hci-user:0: "),
             (["scan", "--radio", "hci-user:0", "--duration", "soon"], 2, "--duration: 'soon' is not a duration"),
         ])
     func badRadio(arguments: [String], status: Int32, message: String) async throws {

@@ -1,4 +1,5 @@
 import BLECore
+import BenchCore
 import Benches
 import CentralStack
 import Testing
@@ -13,12 +14,15 @@ struct RadioSpecTests {
             ("virtual:rigs/virtual.yaml", RadioSpec.virtual(rigFile: "rigs/virtual.yaml"), "virtual:rigs/virtual.yaml"),
             ("tcp:127.0.0.1:6402", .hci(.tcp(host: "127.0.0.1", port: 6402)), "tcp:127.0.0.1:6402"),
             (
-                "uart:/dev/ttyACM0@1000000", .hci(.uart(path: "/dev/ttyACM0", baud: 1_000_000)),
-                "uart:/dev/ttyACM0@1000000"
+                "uart:/dev/ttyACM0@115200", .hci(.uart(path: "/dev/ttyACM0", baud: 115_200, flowControl: .rtsCts)),
+                "uart:/dev/ttyACM0@115200"
             ),
-            ("uart:/dev/ttyUSB0", .hci(.uart(path: "/dev/ttyUSB0", baud: 115_200)), "uart:/dev/ttyUSB0@115200"),
-            ("hci-user:0", .hci(.userChannel(adapter: "hci0")), "hci-user:0"),
-            ("user:hci1", .hci(.userChannel(adapter: "hci1")), "hci-user:1"),
+            (
+                "uart:/dev/ttyUSB0", .hci(.uart(path: "/dev/ttyUSB0", baud: 1_000_000, flowControl: .rtsCts)),
+                "uart:/dev/ttyUSB0@1000000"
+            ),
+            ("hci-user:0", .hci(.hciUser(adapter: 0)), "hci-user:0"),
+            ("hci-user:hci1", .hci(.hciUser(adapter: 1)), "hci-user:1"),
         ])
     func parses(text: String, spec: RadioSpec, printed: String) throws {
         #expect(try RadioSpec.parse(text).get() == spec)
@@ -30,8 +34,9 @@ struct RadioSpecTests {
         arguments: [
             ("bogus", "radio 'bogus' has no kind (expected virtual:RIG.yaml, tcp:HOST:PORT"),
             ("virtual:", "radio 'virtual:' needs a rig file"),
-            ("hci-user:hci0", "needs an adapter number, such as hci-user:0"),
-            ("tcp:localhost", "needs a host and a port"),
+            ("hci-user:eth0", "'eth0' is not an adapter; write hci-user:0 or hci-user:hci0"),
+            ("tcp:localhost", "has no port; write tcp:HOST:PORT"),
+            ("user:hci0", "unknown radio kind 'user'"),
             ("bluetooth:0", "unknown radio kind 'bluetooth'"),
         ])
     func rejects(text: String, message: String) {
@@ -58,16 +63,20 @@ struct RadioSpecTests {
     }
 
     @Test(
-        "the HCI host's specs are refused in one place, as not available in this build",
-        arguments: ["tcp:127.0.0.1:6402", "uart:/dev/ttyACM0", "hci-user:0"])
-    func hciNotAvailable(spec: String) async throws {
+        "an HCI controller that is not there is the bench's problem (3), said plainly",
+        arguments: [
+            ("tcp:127.0.0.1:1", "connection refused"),
+            ("hci-user:0", "Bluetooth"),
+        ])
+    func hciControllerMissing(spec: String, words: String) async throws {
         do {
             _ = try await RadioOpener.withCentral(spec: spec) { _, _ in 0 }
             Issue.record("\(spec) opened")
         } catch let error as RadioOpenError {
             #expect(error.code == .unavailable)
             #expect(error.exitStatus == .infrastructure)
-            #expect(error.message.contains("not available in this build yet"))
+            #expect(error.message.hasPrefix("radio \(spec): "), "\(error.message)")
+            #expect(error.message.localizedCaseInsensitiveContains(words), "\(error.message)")
         }
     }
 
