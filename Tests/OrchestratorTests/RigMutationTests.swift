@@ -4,7 +4,9 @@ import Testing
 @testable import Orchestrator
 
 /// Rig files to mutate: the shipped ones and two small ones that use the rest of the format.
-private let seeds: [String] = ["rigs/virtual.yaml", "rigs/examples/bench-bluez.yaml", "small-virtual", "small-hci"]
+private let seeds: [String] = [
+    "rigs/virtual.yaml", "rigs/examples/bench-bluez.yaml", "rigs/rootcanal.yaml", "small-virtual", "small-hci",
+]
 
 private func seedText(_ name: String) throws -> String {
     switch name {

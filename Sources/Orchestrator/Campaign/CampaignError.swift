@@ -16,7 +16,9 @@ public enum CampaignError: Error, Sendable, CustomStringConvertible {
         case let .rig(error): error.description
         case let .argument(flag, message): "\(flag): \(message)"
         case let .unsupportedRadio(radio):
-            "\(radio.location): radio '\(radio.kindName)' is not available in this build; it drives the virtual farm only (radio: virtual)"
+            "\(radio.location): radio '\(radio.kindName)' is not available in this build (it drives virtual, hci and "
+                + "rootcanal radios); for a BlueZ adapter write {kind: hci, transport: \"hci-user:0\"}, blerig's own host "
+                + "on the adapter's HCI user channel"
         case let .output(path, message): "cannot write \(path): \(message)"
         }
     }
