@@ -55,8 +55,9 @@ install-packages:
 build: deps
 	$(SWIFT) build
 
-# run: the virtual campaign, rigs/virtual.yaml; writes reports/<run-id>/ (more options: make run ARGS="--seed 7")
-run: build
+# run: the virtual campaign, rigs/virtual.yaml; writes reports/<run-id>/ (more options: make run ARGS="--seed 7");
+# it also sets up .venv-interop/ (rootcanal, Bumble), so that blerig run rigs/rootcanal.yaml works afterwards
+run: build interop-deps
 	.build/debug/blerig run rigs/virtual.yaml $(ARGS)
 
 # test: build the tests, then run them; the interop tier (rootcanal, Bumble) runs in a process of its own, so its
