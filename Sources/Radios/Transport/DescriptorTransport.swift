@@ -279,3 +279,21 @@ final class DescriptorTransport: Sendable {
         }
     }
 }
+
+/// A transport that is a ``DescriptorTransport`` with its own way of opening: the HCI calls go to the core.
+protocol DescriptorBackedTransport: HCITransport {
+    var core: DescriptorTransport { get }
+}
+
+extension DescriptorBackedTransport {
+    public var description: String { core.description }
+
+    public func start(
+        packet: @escaping @Sendable (HCI.H4Packet) -> Void,
+        closed: @escaping @Sendable (HCITransportError?) -> Void
+    ) { core.start(packet: packet, closed: closed) }
+
+    public func send(_ packet: HCI.H4Packet) throws(HCITransportError) { try core.send(packet) }
+
+    public func close() { core.close() }
+}

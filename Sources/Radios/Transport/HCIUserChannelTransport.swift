@@ -9,9 +9,9 @@ import Glibc
 /// Opening takes the adapter down (HCIDEVDOWN), as the kernel requires, then binds the user channel; both need
 /// CAP_NET_ADMIN. Every failure says what to do: load Bluetooth, pick an adapter that exists, stop bluetoothd,
 /// grant the capability.
-public final class HCIUserChannelTransport: HCITransport {
+public final class HCIUserChannelTransport: DescriptorBackedTransport {
     public let adapter: UInt16
-    private let core: DescriptorTransport
+    let core: DescriptorTransport
 
     public init(adapter: UInt16, sockets: any BluetoothSockets = SystemBluetoothSockets()) throws(HCITransportError) {
         self.adapter = adapter
@@ -58,14 +58,5 @@ public final class HCIUserChannelTransport: HCITransport {
                 closeDescriptor: sockets.close))
     }
 
-    public var description: String { core.description }
 
-    public func start(
-        packet: @escaping @Sendable (HCI.H4Packet) -> Void,
-        closed: @escaping @Sendable (HCITransportError?) -> Void
-    ) { core.start(packet: packet, closed: closed) }
-
-    public func send(_ packet: HCI.H4Packet) throws(HCITransportError) { try core.send(packet) }
-
-    public func close() { core.close() }
 }

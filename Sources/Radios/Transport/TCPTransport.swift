@@ -6,10 +6,10 @@ import Glibc
 ///
 /// TCP_NODELAY is on, and TCP_QUICKACK is re-armed after every read: rootcanal sends the H4 indicator in a send(2)
 /// of its own without TCP_NODELAY, so against a host that delays its ACKs every HCI round trip would stall ~40 ms.
-public final class TCPTransport: HCITransport {
+public final class TCPTransport: DescriptorBackedTransport {
     public let host: String
     public let port: UInt16
-    private let core: DescriptorTransport
+    let core: DescriptorTransport
 
     /// Connects, giving up after `connectTimeout` per resolved address.
     public init(host: String, port: UInt16, connectTimeout: Duration = .seconds(5)) throws(HCITransportError) {
@@ -46,18 +46,9 @@ public final class TCPTransport: HCITransport {
                     .io, "\(controller) took no bytes for \(DescriptorTransport.writeTimeout)")))
     }
 
-    public var description: String { core.description }
     /// The connected socket, for tests of its options.
     var descriptor: Int32 { core.descriptor }
 
-    public func start(
-        packet: @escaping @Sendable (HCI.H4Packet) -> Void,
-        closed: @escaping @Sendable (HCITransportError?) -> Void
-    ) { core.start(packet: packet, closed: closed) }
-
-    public func send(_ packet: HCI.H4Packet) throws(HCITransportError) { try core.send(packet) }
-
-    public func close() { core.close() }
 
     private static func rearmQuickAck(_ descriptor: Int32) {
         var on: Int32 = 1

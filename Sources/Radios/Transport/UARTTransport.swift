@@ -7,13 +7,13 @@ import Glibc
 ///
 /// The port is opened exclusively (flock(2) against cooperating programs, TIOCEXCL against other opens), set to raw
 /// mode at the requested rate, and flushed, so the H4 stream starts on a packet boundary.
-public final class UARTTransport: HCITransport {
+public final class UARTTransport: DescriptorBackedTransport {
     public typealias FlowControl = HCITransportSpec.FlowControl
 
     public let path: String
     public let baud: Int
     public let flowControl: FlowControl
-    private let core: DescriptorTransport
+    let core: DescriptorTransport
 
     /// Baud rates and the termios speeds that set them.
     static let speeds: [Int: speed_t] = [
@@ -80,18 +80,9 @@ public final class UARTTransport: HCITransport {
                         fix: "check the RTS/CTS wiring, or write \(spec),flow=none if the controller has no CTS line")))
     }
 
-    public var description: String { core.description }
     /// The open port, for tests of its settings.
     var descriptor: Int32 { core.descriptor }
 
-    public func start(
-        packet: @escaping @Sendable (HCI.H4Packet) -> Void,
-        closed: @escaping @Sendable (HCITransportError?) -> Void
-    ) { core.start(packet: packet, closed: closed) }
-
-    public func send(_ packet: HCI.H4Packet) throws(HCITransportError) { try core.send(packet) }
-
-    public func close() { core.close() }
 
     /// What a failed open(2) of a serial port means, and what to do.
     static func openFailed(_ error: Errno, path: String) -> HCITransportError {
