@@ -17,6 +17,32 @@ public struct InteropVenv: Sendable, Hashable {
 
     public init(directory: String) { self.directory = directory }
 
+    /// Where ``locate(environment:from:)`` looks without `$BLERIG_INTEROP_VENV`: `.venv-interop/` in `start` and
+    /// in each of its ancestors up to `/`, nearest first. A relative `start` is taken from the current
+    /// directory; when that cannot be known (it was deleted: `getcwd` fails) there is nowhere to look and the
+    /// list is empty, rather than an endless climb through `..`.
+    public static func candidates(from start: String) -> [InteropVenv] {
+        let absolute: String
+        if start.hasPrefix("/") {
+            absolute = start
+        } else {
+            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+            guard getcwd(&buffer, buffer.count) != nil else { return [] }
+            let cwd = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            guard cwd.hasPrefix("/") else { return [] }
+            absolute = start.isEmpty ? cwd : cwd + "/" + start
+        }
+        var result: [InteropVenv] = []
+        var directory = URL(filePath: absolute, directoryHint: .isDirectory).standardizedFileURL
+        while directory.path.hasPrefix("/") {
+            result.append(InteropVenv(directory: directory.appending(path: directoryName).path(percentEncoded: false)))
+            let parent = directory.deletingLastPathComponent()
+            if parent.path == directory.path { break }
+            directory = parent
+        }
+        return result
+    }
+
     /// Finds the venv, or says where it looked and how to make one.
     public static func locate(
         environment: [String: String] = ProcessInfo.processInfo.environment,
@@ -32,20 +58,21 @@ public struct InteropVenv: Sendable, Hashable {
             }
             return venv
         }
-        var searched: [String] = []
-        var directory = URL(filePath: start, directoryHint: .isDirectory).standardizedFileURL
-        while true {
-            let candidate = InteropVenv(directory: directory.appending(path: directoryName).path(percentEncoded: false))
-            if FileManager.default.isExecutableFile(atPath: candidate.python) { return candidate }
-            searched.append(candidate.directory)
-            let parent = directory.deletingLastPathComponent()
-            if parent.path == directory.path { break }
-            directory = parent
+        let candidates = Self.candidates(from: start)
+        for candidate in candidates where FileManager.default.isExecutableFile(atPath: candidate.python) {
+            return candidate
+        }
+        guard !candidates.isEmpty else {
+            throw RootcanalError(
+                .notInstalled,
+                "rootcanal is not installed: \(environmentVariable) is not set and the directory to search from "
+                    + "('\(start)') cannot be resolved (was the current directory deleted?)",
+                fix: "run blerig from inside the checkout after `\(installCommand)`, or set \(environmentVariable)")
         }
         throw RootcanalError(
             .notInstalled,
             "rootcanal is not installed: \(environmentVariable) is not set and there is no \(directoryName)/bin/python "
-                + "in \(searched.joined(separator: ", "))",
+                + "in \(candidates.map(\.directory).joined(separator: ", "))",
             fix: "run `\(installCommand)` in the blerig checkout")
     }
 }

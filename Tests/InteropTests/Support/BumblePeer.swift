@@ -59,10 +59,11 @@ final class BumblePeer: Sendable {
     func event(timeout: Duration = .seconds(10), where matches: (PeerEvent) -> Bool) async throws -> PeerEvent {
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: timeout)
-        while clock.now < deadline {
+        while true {
             if let event = try events.map({ try decode(PeerEvent.self, from: $0) }).first(where: matches) {
                 return event
             }
+            guard clock.now < deadline else { break }
             try await clock.sleep(for: .milliseconds(10))
         }
         throw TestFailure("\(script.rawValue): no such event within \(timeout); events: \(events)\n\(stderrTail)")

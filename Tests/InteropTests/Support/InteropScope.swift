@@ -18,8 +18,11 @@ final class InteropScope: Sendable {
 
     private let started = Mutex<[Started]>([])
 
-    /// Starts a rootcanal on free ports with a 1 ms tick.
+    /// Starts a rootcanal on free ports with a 1 ms tick, from the venv found from the checkout (not from the
+    /// current directory, which a test runner may set anywhere).
     func rootcanal(_ options: RootcanalProcess.Options = .init()) async throws -> RootcanalProcess {
+        var options = options
+        if options.launcher == .interopVenv { options.launcher = .python(try InteropEnvironment.venv().python) }
         let rootcanal = try await RootcanalProcess.start(options)
         if let process = rootcanal.process {
             track(

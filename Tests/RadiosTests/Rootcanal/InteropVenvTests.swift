@@ -50,4 +50,16 @@ import Testing
                 && text.contains("\(root)/checkout/.venv-interop")
         }
     }
+
+    @Test("the search climbs from the starting directory to / and stops there")
+    func candidatesEndAtTheRoot() {
+        #expect(
+            InteropVenv.candidates(from: "/a/b/../c").map(\.directory) == [
+                "/a/c/.venv-interop", "/a/.venv-interop", "/.venv-interop",
+            ])
+        #expect(InteropVenv.candidates(from: "/").map(\.directory) == ["/.venv-interop"])
+        let here = InteropVenv.candidates(from: "")
+        #expect(here.first?.directory == "\(FileManager.default.currentDirectoryPath)/.venv-interop")
+        #expect(here.last?.directory == "/.venv-interop")
+    }
 }
