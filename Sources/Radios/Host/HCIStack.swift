@@ -83,12 +83,17 @@ public final class HCIStack: Sendable {
                 return nil
             }
             let first = await group.next()!
+            if first == nil {
+                // The waiter child is parked on a continuation: end it, or the group would wait for it.
+                stack.failWaiters(
+                    HCIStackError(
+                        "the controller on \(transport) did not finish initialising within \(timeout.seconds) s"))
+            }
             group.cancelAll()
             return first
         }
         switch result {
-        case let .success(info)?:
-            _ = info
+        case .success?:
             return stack
         case let .failure(error)?:
             ticker.cancel()
@@ -96,11 +101,11 @@ public final class HCIStack: Sendable {
             throw error
         case nil:
             ticker.cancel()
-            stack.close()
-            stack.failWaiters(
-                HCIStackError("the controller on \(transport) did not finish initialising within \(timeout.seconds) s"))
-            throw HCIStackError(
+            let error = HCIStackError(
                 "the controller on \(transport) did not finish initialising within \(timeout.seconds) s")
+            stack.failWaiters(error)
+            stack.close()
+            throw error
         }
     }
 
