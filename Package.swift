@@ -71,7 +71,8 @@ let package = Package(
         .testTarget(name: "RadiosTests", dependencies: ["Radios", "BLECore", "BenchCore"]),
         // Against processes nobody here wrote: rootcanal (a virtual controller) and Bumble (a complete host).
         .testTarget(
-            name: "InteropTests", dependencies: ["Radios", "Benches", "BenchCore", "CentralStack", "BLECore"],
+            name: "InteropTests",
+            dependencies: ["Radios", "Benches", "BenchCore", "CentralStack", "BLECore", "VirtualFarm", "DeviceProfiles"],
             exclude: ["Peers"]
         ),
         .testTarget(name: "ReportsTests", dependencies: ["Reports"], exclude: ["Fixtures"]),

@@ -199,8 +199,10 @@ final class HCIPeripheralBearer: PeripheralBearer, HCILinkHandler, @unchecked Se
     var canSend: Bool { stack.canSend(on: handle) }
     func terminate(reason: HCIErrorCode) { stack.terminate(handle, reason: reason) }
 
-    /// The board reset or lost power: its controller is closed with it (see ``ControllerRadio``), so there is
-    /// nothing to tell this link; the board hears nothing more.
+    /// The board reset or lost power: the chip's radio stopped, and its link with it; the board hears nothing more.
+    /// The power switch and the reset lines close the controller right after, but a reset the firmware does
+    /// itself (REBOOT, a watchdog) leaves it open: so the controller ends the link here, as rootcanal does for a
+    /// controller that goes away (0x15 at the central), rather than keep serving a link nobody answers on.
     func vanish() {
         withInbox { inbox in
             inbox.receive = nil
@@ -208,6 +210,7 @@ final class HCIPeripheralBearer: PeripheralBearer, HCILinkHandler, @unchecked Se
             inbox.early = []
             inbox.abandoned = true
         }
+        stack.terminate(handle, reason: .remotePowerOff)
     }
 
     // MARK: The stack's side (reader thread)

@@ -5,7 +5,8 @@ everything that notifies or indicates, then write and read as asked (in order), 
 
     .venv-interop/bin/python central.py --hci tcp:127.0.0.1:PORT --target NAME_OR_ADDRESS
         [--mtu 247] [--scan-timeout 10] [--listen 0.5] [--keep 50] [--address A]
-        [--write UUID=HEX | --write-command UUID=HEX | --read UUID]...
+        [--write UUID=HEX | --write-command UUID=HEX | --read UUID | --pause SECONDS
+         | --answer-challenge UUID=KEYHEX]...
 
 Prints `READY {json}` once its host is up and scanning, then exactly one `RESULT {json}` line and exits 0, or
 one `ERROR {"stage": ..., "error": ...}` line and exits 1. Logs go to stderr. Exits when stdin closes.
@@ -15,6 +16,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import hashlib
+import hmac
 import logging
 import secrets
 import sys
@@ -64,18 +67,35 @@ def properties(characteristic: Any) -> list[str]:
 
 
 class Action(argparse.Action):
-    """--write UUID=HEX, --write-command UUID=HEX and --read UUID, kept in the order given."""
+    """--write UUID=HEX, --write-command UUID=HEX, --read UUID, --pause SECONDS and --answer-challenge
+    UUID=KEYHEX, kept in the order given."""
+
+    OPS = {
+        "--write": "write",
+        "--write-command": "write_command",
+        "--read": "read",
+        "--pause": "pause",
+        "--answer-challenge": "answer_challenge",
+    }
 
     def __call__(self, parser: Any, namespace: Any, text: Any, option: Any = None) -> None:
-        op = {"--write": "write", "--write-command": "write_command", "--read": "read"}[option]
-        target, _, value = str(text).partition("=")
+        op = self.OPS[str(option)]
         try:
-            action = {"op": op, "uuid": uuid_text(UUID(target))}
-            if op != "read":
-                action["value"] = bytes.fromhex(value)
+            if op == "pause":
+                action: dict[str, Any] = {"op": op, "uuid": None, "seconds": float(text)}
+            else:
+                target, _, value = str(text).partition("=")
+                action = {"op": op, "uuid": uuid_text(UUID(target))}
+                if op != "read":
+                    action["value"] = bytes.fromhex(value)
         except ValueError as error:
             parser.error(f"{option} {text!r}: {error}")
         namespace.actions = [*namespace.actions, action]
+
+
+def challenge_answer(key: bytes, challenge: bytes) -> bytes:
+    """The esp-point's Auth answer: the first 16 bytes of HMAC-SHA256(key, challenge)."""
+    return hmac.new(key, challenge, hashlib.sha256).digest()[:16]
 
 
 async def scan(device: Device, target: str, timeout: float) -> tuple[hci.Address, str | None]:
@@ -168,13 +188,25 @@ async def run(arguments: argparse.Namespace, device: Device) -> dict[str, Any]:
 
     done: list[dict[str, Any]] = []
     for action in arguments.actions:
+        record: dict[str, Any] = {"op": action["op"], "uuid": action["uuid"]}
+        if action["op"] == "pause":
+            # Notifications keep arriving meanwhile; a link the peripheral ends ends the pause.
+            try:
+                await asyncio.wait_for(asyncio.shield(disconnected), action["seconds"])
+            except asyncio.TimeoutError:
+                pass
+            done.append(record)
+            continue
         characteristic = by_uuid.get(action["uuid"])
         if characteristic is None:
             raise Failure(action["op"], f"no characteristic {action['uuid']}")
-        record: dict[str, Any] = {"op": action["op"], "uuid": action["uuid"]}
         try:
             if action["op"] == "read":
                 record["value"] = (await characteristic.read_value()).hex()
+            elif action["op"] == "answer_challenge":
+                challenge = bytes(await characteristic.read_value())
+                record["value"] = challenge.hex()
+                await characteristic.write_value(challenge_answer(action["value"], challenge), with_response=True)
             else:
                 await characteristic.write_value(action["value"], with_response=action["op"] == "write")
         except att.ATT_Error as error:
@@ -220,6 +252,15 @@ async def main() -> int:
     parser.add_argument("--write", action=Action, metavar="UUID=HEX", help="write with response, after subscribing")
     parser.add_argument("--write-command", action=Action, metavar="UUID=HEX", help="write without response")
     parser.add_argument("--read", action=Action, metavar="UUID", help="read again, in order with the writes")
+    parser.add_argument(
+        "--pause", action=Action, metavar="SECONDS", help="wait, collecting notifications, before the next action"
+    )
+    parser.add_argument(
+        "--answer-challenge",
+        action=Action,
+        metavar="UUID=KEYHEX",
+        help="read a challenge from UUID and write back the first 16 bytes of HMAC-SHA256(KEY, challenge)",
+    )
     arguments = parser.parse_args()
     setup_logging("central")
     watch_lifeline(not arguments.no_lifeline)

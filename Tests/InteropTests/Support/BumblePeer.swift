@@ -171,11 +171,12 @@ struct CentralResult: Decodable {
         var handle: Int
     }
 
-    /// One `--write`, `--write-command` or `--read`, in the order given.
+    /// One `--write`, `--write-command`, `--read`, `--pause` or `--answer-challenge`, in the order given.
     struct Action: Decodable {
         var op: String
-        var uuid: String
-        /// Hex, for a read that succeeded.
+        /// Nil for a pause.
+        var uuid: String?
+        /// Hex, for a read that succeeded; the challenge, for `answer_challenge`.
         var value: String?
         /// The ATT error code, for a read or write with response that failed.
         var error: Int?

@@ -11,7 +11,8 @@ import Testing
 final class InteropScope: Sendable {
     private struct Started {
         var what: String
-        var group: pid_t
+        /// Nil for something that is not a process (a host stack on a controller): it is only stopped.
+        var group: pid_t?
         var marker: [String]
         var stop: @Sendable () async -> Void
     }
@@ -44,14 +45,21 @@ final class InteropScope: Sendable {
         started.withLock { $0.append(Started(what: what, group: group, marker: marker, stop: stop)) }
     }
 
+    /// Stops `what` with the rest when the test ends, in reverse order of starting (a host stack before the
+    /// rootcanal it runs on).
+    func stopAtEnd(_ what: String, _ stop: @escaping @Sendable () async -> Void) {
+        started.withLock { $0.append(Started(what: what, group: nil, marker: [], stop: stop)) }
+    }
+
     /// Every process group this scope started.
-    var groups: [pid_t] { started.withLock { $0.map(\.group) } }
+    var groups: [pid_t] { started.withLock { $0.compactMap(\.group) } }
 
     /// Stops everything, most recent first, and returns what is still alive afterwards.
     func finish() async -> [String] {
         let all = started.withLock { $0 }
         for entry in all.reversed() { await entry.stop() }
-        return Self.leftovers(of: all.map { ($0.what, $0.group, $0.marker) })
+        return Self.leftovers(
+            of: all.compactMap { entry in entry.group.map { (entry.what, $0, entry.marker) } })
     }
 
     /// The living processes of these groups, or whose command line holds a marker.
