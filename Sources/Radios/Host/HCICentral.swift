@@ -45,19 +45,26 @@ public struct HCILinkBearer: ATTBearer, LinkControl {
     public func send(_ pdu: [UInt8]) async throws(GATTError) { try await stack.sendATT(pdu, on: handle) }
     public func sendImmediately(_ pdu: [UInt8]) { stack.sendImmediately(pdu, on: handle) }
     public func disconnect() async { stack.disconnect(handle) }
+    /// The stack's tick loop keeps the link's timers: the GATT client's transaction timeout costs no task per
+    /// request.
+    public func schedule(at deadline: RigInstant, _ action: @escaping @Sendable () -> Void) -> Bool {
+        stack.schedule(at: deadline, on: handle, action)
+    }
 }
 
 extension HCIStack {
     /// Scanning is on while at least one stream is consumed. Reports are merged with the advertiser's latest
     /// scan response (where names usually are), as the virtual radio does.
     func scan(_ filter: ScanFilter) -> AsyncStream<Advertisement> {
-        let (stream, continuation) = AsyncStream.makeStream(of: Advertisement.self, bufferingPolicy: .bufferingNewest(1024))
-        let (id, first) = state.withLock { state -> (Int, Bool)? in
-            guard !state.closed else { return nil }
-            state.nextKey += 1
-            state.scans[state.nextKey] = Scan(filter: filter, continuation: continuation)
-            return (state.nextKey, state.scans.count == 1)
-        } ?? (0, false)
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: Advertisement.self, bufferingPolicy: .bufferingNewest(1024))
+        let (id, first) =
+            state.withLock { state -> (Int, Bool)? in
+                guard !state.closed else { return nil }
+                state.nextKey += 1
+                state.scans[state.nextKey] = Scan(filter: filter, continuation: continuation)
+                return (state.nextKey, state.scans.count == 1)
+            } ?? (0, false)
         guard id != 0 else {
             continuation.finish()
             return stream

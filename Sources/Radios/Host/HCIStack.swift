@@ -31,6 +31,17 @@ public final class HCIStack: Sendable {
         /// Called for links this stack did not initiate (it advertised): the peripheral side.
         var accept: (@Sendable (HCIHost.Link) -> (any HCILinkHandler)?)?
         var events: [@Sendable (HCIHost.Event) -> Void] = []
+        /// Timers the links' GATT clients asked for (``schedule(at:on:_:)``), fired by the tick loop.
+        var timers: [Timer] = []
+        /// The tick loop, and when it wakes next.
+        var ticker: Task<Void, Never>?
+        var tickerWakes: RigInstant?
+    }
+
+    struct Timer {
+        var deadline: RigInstant
+        var handle: UInt16
+        var action: @Sendable () -> Void
     }
 
     struct Scan {
@@ -56,7 +67,8 @@ public final class HCIStack: Sendable {
     /// Opens the transport, initialises the controller and returns the running stack. Throws when the
     /// controller does not come up within `timeout` (the transport is closed then).
     public static func open(
-        _ transport: any HCITransport, configuration: HCIHost.Configuration = .init(), clock: any RigClock = WallClock(),
+        _ transport: any HCITransport, configuration: HCIHost.Configuration = .init(),
+        clock: any RigClock = WallClock(),
         timeout: Duration = .seconds(10)
     ) async throws(HCIStackError) -> HCIStack {
         let stack = HCIStack(transport: transport, configuration: configuration, clock: clock)
@@ -64,7 +76,7 @@ public final class HCIStack: Sendable {
             packet: { [weak stack] packet in stack?.receive(packet) },
             closed: { [weak stack] error in stack?.transportClosed(error) })
         stack.run { host, now in host.start(at: now) }
-        let ticker = Task { [weak stack] in await stack?.tickLoop() }
+        stack.startTicker()
         let result = await withTaskGroup(of: Result<HCIHost.ControllerInfo, HCIStackError>?.self) { group in
             group.addTask {
                 await withCheckedContinuation { continuation in
@@ -90,14 +102,16 @@ public final class HCIStack: Sendable {
             _ = info
             return stack
         case let .failure(error)?:
-            ticker.cancel()
+            stack.stopTicker()
             stack.close()
             throw error
         case nil:
-            ticker.cancel()
+            stack.stopTicker()
             stack.close()
-            stack.failWaiters(HCIStackError("the controller on \(transport) did not finish initialising within \(timeout.seconds) s"))
-            throw HCIStackError("the controller on \(transport) did not finish initialising within \(timeout.seconds) s")
+            stack.failWaiters(
+                HCIStackError("the controller on \(transport) did not finish initialising within \(timeout.seconds) s"))
+            throw HCIStackError(
+                "the controller on \(transport) did not finish initialising within \(timeout.seconds) s")
         }
     }
 
@@ -197,7 +211,8 @@ public final class HCIStack: Sendable {
             case let .leConnectionComplete(complete): return complete.status == .success ? complete.peerAddress : nil
             case let .disconnectionComplete(complete): return link(complete.handle)
             case let .numberOfCompletedPackets(entries): return entries.first.flatMap { link($0.handle) }
-            case let .leConnectionUpdateComplete(_, handle, _, _, _), let .leRemoteConnectionParameterRequest(handle, _),
+            case let .leConnectionUpdateComplete(_, handle, _, _, _),
+                let .leRemoteConnectionParameterRequest(handle, _),
                 let .leDataLengthChange(handle, _, _, _, _), let .lePHYUpdateComplete(_, handle, _, _):
                 return link(handle)
             default: return nil
@@ -247,6 +262,7 @@ public final class HCIStack: Sendable {
                 state.attempts = [:]
                 state.readyWaiters = []
                 state.sendWaiters = [:]
+                state.timers = []
             }
             return (
                 state.links, state.scans, state.attempts, state.readyWaiters,
@@ -268,15 +284,59 @@ public final class HCIStack: Sendable {
         for waiter in waiters { waiter.resume(returning: .failure(error)) }
     }
 
-    /// Calls ``HCIHost/tick(at:)`` at the host's deadlines (command timeouts) until the stack closes.
+    /// Calls ``HCIHost/tick(at:)`` at the host's deadlines (command timeouts), and runs the links' timers at
+    /// theirs, until the stack closes; wakes at least once a second.
     private func tickLoop() async {
         while !Task.isCancelled {
-            let (closed, deadline) = state.withLock { ($0.closed, $0.host.nextDeadline) }
+            let latest = clock.now.advanced(by: .seconds(1))
+            let (closed, wake) = state.withLock { state -> (Bool, RigInstant) in
+                var wake = min(state.host.nextDeadline ?? latest, latest)
+                for timer in state.timers { wake = min(wake, timer.deadline) }
+                state.tickerWakes = wake
+                return (state.closed, wake)
+            }
             if closed { return }
-            let wake = min(deadline ?? clock.now.advanced(by: .seconds(1)), clock.now.advanced(by: .seconds(1)))
             do { try await clock.sleep(until: wake, tolerance: .milliseconds(10)) } catch { return }
+            let now = clock.now
+            let due = state.withLock { state -> [@Sendable () -> Void] in
+                let due = state.timers.filter { $0.deadline <= now }.map(\.action)
+                if !due.isEmpty { state.timers.removeAll { $0.deadline <= now } }
+                return due
+            }
+            for action in due { action() }
             run { host, now in host.tick(at: now) }
         }
+    }
+
+    private func startTicker() {
+        let ticker = Task { [weak self] in if let self { await self.tickLoop() } }
+        state.withLock { $0.ticker = ticker }
+    }
+
+    private func stopTicker() {
+        state.withLock { state in
+            defer { state.ticker = nil }
+            return state.ticker
+        }?.cancel()
+    }
+
+    /// Runs `action` once the clock reaches `deadline` (within the tick loop's 10 ms tolerance), unless link
+    /// `handle` goes down first; returns false once the stack is closed. A deadline later than the tick loop's next
+    /// wake costs nothing more than an entry in a list; an earlier one restarts the loop.
+    func schedule(at deadline: RigInstant, on handle: UInt16, _ action: @escaping @Sendable () -> Void) -> Bool {
+        let restart = state.withLock { state -> Bool? in
+            guard !state.closed, state.host.links[handle] != nil else { return nil }
+            state.timers.append(Timer(deadline: deadline, handle: handle, action: action))
+            guard let wakes = state.tickerWakes, deadline < wakes else { return false }
+            state.tickerWakes = nil
+            return true
+        }
+        guard let restart else { return false }
+        if restart {
+            stopTicker()
+            startTicker()
+        }
+        return true
     }
 
     // MARK: - Delivering events
@@ -306,7 +366,8 @@ public final class HCIStack: Sendable {
             state.withLock { $0.attempts.removeValue(forKey: peer) }?.resume(returning: .failure(reason))
         case let .disconnected(handle, reason):
             let (handler, waiters) = state.withLock { state in
-                (state.links.removeValue(forKey: handle), state.sendWaiters.removeValue(forKey: handle))
+                state.timers.removeAll { $0.handle == handle }
+                return (state.links.removeValue(forKey: handle), state.sendWaiters.removeValue(forKey: handle))
             }
             for waiter in waiters?.values ?? [:].values { waiter.resume() }
             handler?.linkDown(reason)
@@ -332,7 +393,9 @@ public final class HCIStack: Sendable {
             case unwanted
         }
         let next = state.withLock { state -> Next in
-            if link.role == .central, let waiter = state.attempts.removeValue(forKey: link.peer) { return .waiter(waiter) }
+            if link.role == .central, let waiter = state.attempts.removeValue(forKey: link.peer) {
+                return .waiter(waiter)
+            }
             if link.role == .peripheral, let accept = state.accept { return .accept(accept) }
             return .unwanted
         }
@@ -416,11 +479,21 @@ public final class HCIStack: Sendable {
     public var counters: [RadioCounter] {
         let counters = state.withLock { $0.counters }
         return [
-            RadioCounter(metric: "hci.packets_in", value: Double(counters.packetsIn), definition: "HCI packets from the controller (events and ACL data)"),
-            RadioCounter(metric: "hci.packets_out", value: Double(counters.packetsOut), definition: "HCI packets to the controller (commands and ACL data)"),
-            RadioCounter(metric: "hci.acl_bytes_out", value: Double(counters.aclBytesOut), definition: "ACL payload bytes sent (L2CAP headers included)"),
-            RadioCounter(metric: "hci.acl_bytes_in", value: Double(counters.aclBytesIn), definition: "ACL payload bytes received (L2CAP headers included)"),
-            RadioCounter(metric: "hci.warnings", value: Double(counters.warnings), definition: "malformed or unexpected packets the host dropped and carried on"),
+            RadioCounter(
+                metric: "hci.packets_in", value: Double(counters.packetsIn),
+                definition: "HCI packets from the controller (events and ACL data)"),
+            RadioCounter(
+                metric: "hci.packets_out", value: Double(counters.packetsOut),
+                definition: "HCI packets to the controller (commands and ACL data)"),
+            RadioCounter(
+                metric: "hci.acl_bytes_out", value: Double(counters.aclBytesOut),
+                definition: "ACL payload bytes sent (L2CAP headers included)"),
+            RadioCounter(
+                metric: "hci.acl_bytes_in", value: Double(counters.aclBytesIn),
+                definition: "ACL payload bytes received (L2CAP headers included)"),
+            RadioCounter(
+                metric: "hci.warnings", value: Double(counters.warnings),
+                definition: "malformed or unexpected packets the host dropped and carried on"),
         ]
     }
 }
