@@ -54,5 +54,37 @@ extension Interop {
                 await stack.shutdown()
             }
         }
+
+        @Test("a connection attempt to nobody gives up at its timeout; one that succeeds is not cancelled afterwards")
+        func connectTimeout() async throws {
+            try await withInteropScope { scope in
+                let rootcanal = try await scope.rootcanal()
+                let peripheral = try await scope.peer(.peripheral, ["--hci", rootcanal.hciSpec])
+                let ready = try peripheral.decode(PeripheralReady.self, from: peripheral.ready)
+                let address = try #require(DeviceAddress("\(ready.address)/random"))
+                let stack = try await HCIStack.open(try HCITransportSpec.parse(rootcanal.hciSpec).open())
+                do {
+                    let central = HCICentral(stack: stack)
+                    let nobody = DeviceAddress(0xC1_02_03_04_05_06, kind: .random)
+                    let began = ContinuousClock.now
+                    await #expect(throws: CentralError.notFound(nobody, waited: .milliseconds(300))) {
+                        _ = try await central.connect(to: nobody, timeout: .milliseconds(300))
+                    }
+                    let waited = began.duration(to: .now)
+                    #expect(waited >= .milliseconds(300) && waited < .seconds(2), "gave up after \(waited)")
+
+                    // The attempt's timer goes with the attempt: the link outlives the timeout it was made under.
+                    let connection = try await central.connect(to: address, timeout: .milliseconds(500))
+                    try await Task.sleep(for: .milliseconds(700))
+                    #expect(stack.links.count == 1)
+                    #expect(stack.state.withLock { $0.timers.isEmpty })
+                    await connection.disconnect()
+                } catch {
+                    await stack.shutdown()
+                    throw error
+                }
+                await stack.shutdown()
+            }
+        }
     }
 }

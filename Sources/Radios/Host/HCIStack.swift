@@ -31,7 +31,8 @@ public final class HCIStack: Sendable {
         /// Called for links this stack did not initiate (it advertised): the peripheral side.
         var accept: (@Sendable (HCIHost.Link) -> (any HCILinkHandler)?)?
         var events: [@Sendable (HCIHost.Event) -> Void] = []
-        /// Timers the links' GATT clients asked for (``schedule(at:on:_:)``), fired by the tick loop.
+        /// Timers the links' GATT clients asked for (``schedule(at:on:_:)``) and connection attempts' timeouts,
+        /// fired by the tick loop.
         var timers: [Timer] = []
         /// The tick loop, and when it wakes next.
         var ticker: Task<Void, Never>?
@@ -40,8 +41,14 @@ public final class HCIStack: Sendable {
 
     struct Timer {
         var deadline: RigInstant
-        var handle: UInt16
+        var owner: TimerOwner
         var action: @Sendable () -> Void
+    }
+
+    /// What a timer belongs to: it is dropped when that ends.
+    enum TimerOwner: Hashable {
+        case link(UInt16)
+        case attempt(DeviceAddress)
     }
 
     struct Scan {
@@ -321,12 +328,20 @@ public final class HCIStack: Sendable {
     }
 
     /// Runs `action` once the clock reaches `deadline` (within the tick loop's 10 ms tolerance), unless link
-    /// `handle` goes down first; returns false once the stack is closed. A deadline later than the tick loop's next
-    /// wake costs nothing more than an entry in a list; an earlier one restarts the loop.
+    /// `handle` goes down first; returns false once the stack is closed or the link is gone.
     func schedule(at deadline: RigInstant, on handle: UInt16, _ action: @escaping @Sendable () -> Void) -> Bool {
+        addTimer(at: deadline, for: .link(handle), action)
+    }
+
+    /// Runs `action` once the clock reaches `deadline`, unless `owner` ends first (the link goes down, the attempt
+    /// ends); returns false once the stack is closed or the link is gone. A deadline later than the tick loop's next
+    /// wake costs nothing more than an entry in a list; an earlier one restarts the loop.
+    @discardableResult
+    func addTimer(at deadline: RigInstant, for owner: TimerOwner, _ action: @escaping @Sendable () -> Void) -> Bool {
         let restart = state.withLock { state -> Bool? in
-            guard !state.closed, state.host.links[handle] != nil else { return nil }
-            state.timers.append(Timer(deadline: deadline, handle: handle, action: action))
+            guard !state.closed else { return nil }
+            if case .link(let handle) = owner, state.host.links[handle] == nil { return nil }
+            state.timers.append(Timer(deadline: deadline, owner: owner, action: action))
             guard let wakes = state.tickerWakes, deadline < wakes else { return false }
             state.tickerWakes = nil
             return true
@@ -363,10 +378,13 @@ public final class HCIStack: Sendable {
         case let .connected(link):
             connected(link)
         case let .connectionFailed(peer, reason):
-            state.withLock { $0.attempts.removeValue(forKey: peer) }?.resume(returning: .failure(reason))
+            state.withLock { state in
+                state.timers.removeAll { $0.owner == .attempt(peer) }
+                return state.attempts.removeValue(forKey: peer)
+            }?.resume(returning: .failure(reason))
         case let .disconnected(handle, reason):
             let (handler, waiters) = state.withLock { state in
-                state.timers.removeAll { $0.handle == handle }
+                state.timers.removeAll { $0.owner == .link(handle) }
                 return (state.links.removeValue(forKey: handle), state.sendWaiters.removeValue(forKey: handle))
             }
             for waiter in waiters?.values ?? [:].values { waiter.resume() }
@@ -394,6 +412,7 @@ public final class HCIStack: Sendable {
         }
         let next = state.withLock { state -> Next in
             if link.role == .central, let waiter = state.attempts.removeValue(forKey: link.peer) {
+                state.timers.removeAll { $0.owner == .attempt(link.peer) }
                 return .waiter(waiter)
             }
             if link.role == .peripheral, let accept = state.accept { return .accept(accept) }
