@@ -11,7 +11,7 @@ INTEROP_PYTHON ?= python3
 INTEROP_PINS := rootcanal==1.10.0 bumble==0.0.236
 INTEROP_APT_PACKAGES := python3 python3-venv
 
-.PHONY: deps test-deps interop-deps install-packages build run test bench clean
+.PHONY: deps test-deps interop-deps install-packages build run test bench bench-hci clean
 
 # deps: install whichever of the apt packages above are missing (non-interactive; sudo when not root)
 deps:
@@ -74,6 +74,12 @@ bench: deps
 	.build/release/blerig bench campaign rigs/virtual.yaml --runs 5
 	.build/release/blerig bench campaign rigs/bench/notifications-24h.yaml --runs 1
 	.build/release/blerig bench scale $(ARGS)
+
+# bench-hci: release build; blerig's central against Bumble's on rootcanal (1 ms tick) with a Bumble peripheral:
+# connect, handshake and write latencies, notification throughput, CPU per handshake (make bench-hci ARGS="--json")
+bench-hci: deps interop-deps
+	$(SWIFT) build -c release --product blerig
+	.build/release/blerig bench hci $(ARGS)
 
 # clean: remove the build and every run's reports (reports/README.md stays)
 clean:

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Benches
 import Foundation
 import Orchestrator
 
@@ -7,7 +8,7 @@ extension Blerig {
         static let configuration = CommandConfiguration(
             abstract:
                 "Measure campaigns: wall time, CPU time, peak memory and bench time, each run in its own process.",
-            subcommands: [Campaign.self, Scale.self], defaultSubcommand: Campaign.self)
+            subcommands: [Campaign.self, Scale.self, HCIComparison.self], defaultSubcommand: Campaign.self)
     }
 }
 
@@ -91,6 +92,54 @@ extension Blerig.Bench {
             } catch {
                 LineOutput.standardError.print("blerig: \(error)")
                 throw ExitCode(ExitStatus.infrastructure.rawValue)
+            }
+        }
+    }
+}
+
+extension Blerig.Bench {
+    struct HCIComparison: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "hci",
+            abstract: "blerig's central against Bumble's, side by side, on rootcanal with a Bumble peripheral.",
+            discussion: """
+                One run starts rootcanal (1 ms tick) and peripheral.py, then times each central in turn against that \
+                peripheral: --handshakes handshakes (connect, MTU, discovery, subscribe, disconnect), as many write \
+                requests, and a notification stream. Needs the interop venv (make interop-deps) and the checkout's \
+                Tests/InteropTests/Peers.
+                """)
+
+        @Option(help: "Handshakes per central (and write requests).")
+        var handshakes = 50
+
+        @Option(help: "Seconds of notification stream per central.")
+        var streamSeconds = 3
+
+        @Flag(help: "Print the table, the settings and every sample as JSON instead.")
+        var json = false
+
+        func validate() throws {
+            guard (1...10_000).contains(handshakes) else { throw ValidationError("--handshakes must be 1 to 10000") }
+            guard (1...60).contains(streamSeconds) else { throw ValidationError("--stream-seconds must be 1 to 60") }
+        }
+
+        func run() async throws {
+            var options = HCIBenchmark.Options()
+            options.handshakes = handshakes
+            options.streamDuration = .seconds(streamSeconds)
+            let report: HCIBenchmarkReport
+            do {
+                report = try await HCIBenchmark(options: options).run {
+                    LineOutput.standardError.print("bench hci: \($0)")
+                }
+            } catch {
+                LineOutput.standardError.print("blerig: \(error)")
+                throw ExitCode(ExitStatus.infrastructure.rawValue)
+            }
+            if json {
+                LineOutput.standardOutput.print(try report.json())
+            } else {
+                for line in report.lines { LineOutput.standardOutput.print(line) }
             }
         }
     }

@@ -117,6 +117,51 @@ struct GATTClientConnectionTests {
         #expect(try await value == Array(repeating: 1, count: 22) + [2])
     }
 
+    @Test("With a link that keeps timers, one timer covers a run of requests and no task sleeps on the clock")
+    func linkTimerCoversARun() async throws {
+        let clock = Clock()
+        let bearer = Bearer()
+        let link = GATTClientTesting.TimerLink()
+        let connection = GATTClientConnection(peer: GATTClientTesting.peer, bearer: bearer, link: link, clock: clock)
+        for (index, handle) in [UInt16(3), 4, 5].enumerated() {
+            async let value = connection.read(handle)
+            await GATTClientTesting.settle("read \(index + 1) sent") { bearer.sent.count == index + 1 }
+            for _ in 0..<50 { await Task.yield() }
+            #expect(clock.sleeperCount == 0, "the caller parks without a timer of its own")
+            clock.advance(by: .seconds(1))
+            connection.receive(ATT.ReadResponse(value: [UInt8(handle)]).encoded)
+            #expect(try await value == [UInt8(handle)])
+        }
+        #expect(link.deadlines == [RigInstant.origin.advanced(by: ATT.transactionTimeout)])
+    }
+
+    @Test("The link's timer re-arms for the outstanding request when it fires early, and times it out at its deadline")
+    func linkTimerTimesOut() async throws {
+        let clock = Clock()
+        let bearer = Bearer()
+        let link = GATTClientTesting.TimerLink()
+        let connection = GATTClientConnection(peer: GATTClientTesting.peer, bearer: bearer, link: link, clock: clock)
+        async let first = connection.read(3)
+        await GATTClientTesting.settle("first read sent") { bearer.sent.count == 1 }
+        clock.advance(by: .seconds(10))
+        connection.receive(ATT.ReadResponse(value: [1]).encoded)
+        #expect(try await first == [1])
+        let second = Task { try await connection.read(4) }
+        await GATTClientTesting.settle("second read sent") { bearer.sent.count == 2 }
+
+        clock.advance(by: .seconds(20))
+        link.fireNext()
+        let secondDeadline = RigInstant.origin.advanced(by: .seconds(10) + ATT.transactionTimeout)
+        #expect(link.deadlines == [secondDeadline], "fired at the first read's deadline, it re-arms for the second's")
+        for _ in 0..<50 { await Task.yield() }
+
+        clock.advance(by: .seconds(10))
+        link.fireNext()
+        await #expect(throws: GATTError.timeout(request: .readRequest)) { try await second.value }
+        #expect(link.deadlines.isEmpty, "nothing is outstanding: no timer is re-armed")
+        #expect(clock.sleeperCount == 0)
+    }
+
     @Test("Link down fails pending and queued work, finishes the streams and answers disconnection()")
     func linkDown() async throws {
         let rig = Rig()

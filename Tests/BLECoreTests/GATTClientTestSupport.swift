@@ -141,6 +141,28 @@ enum GATTClientTesting {
         }
     }
 
+    /// A link that keeps timers (``LinkControl/schedule(at:_:)``): it records each one, and the test fires them.
+    final class TimerLink: LinkControl {
+        private let state = Mutex<[(deadline: RigInstant, action: @Sendable () -> Void)]>([])
+
+        /// The deadline of every timer asked for, in order.
+        var deadlines: [RigInstant] { state.withLock { $0.map(\.deadline) } }
+
+        func disconnect() async {}
+        func sendImmediately(_ pdu: [UInt8]) {}
+
+        func schedule(at deadline: RigInstant, _ action: @escaping @Sendable () -> Void) -> Bool {
+            state.withLock { $0.append((deadline, action)) }
+            return true
+        }
+
+        /// Runs the oldest timer not yet run.
+        func fireNext() {
+            let action = state.withLock { timers in timers.isEmpty ? nil : timers.removeFirst().action }
+            action?()
+        }
+    }
+
     /// Yields until `condition` holds: lets the tasks under test reach their suspension points. Fails the test
     /// rather than spinning forever.
     static func settle(

@@ -45,6 +45,11 @@ public struct HCILinkBearer: ATTBearer, LinkControl {
     public func send(_ pdu: [UInt8]) async throws(GATTError) { try await stack.sendATT(pdu, on: handle) }
     public func sendImmediately(_ pdu: [UInt8]) { stack.sendImmediately(pdu, on: handle) }
     public func disconnect() async { stack.disconnect(handle) }
+    /// The stack's tick loop keeps the link's timers: the GATT client's transaction timeout costs no task per
+    /// request.
+    public func schedule(at deadline: RigInstant, _ action: @escaping @Sendable () -> Void) -> Bool {
+        stack.schedule(at: deadline, on: handle, action)
+    }
 }
 
 extension HCIStack {
@@ -123,41 +128,31 @@ extension HCIStack {
         for (continuation, advertisement) in deliveries { continuation.yield(advertisement) }
     }
 
-    /// Initiates a link and waits for it, at most `timeout`; then cancels the attempt.
+    /// Initiates a link and waits for it, at most `timeout`; then cancels the attempt. The timeout is one of the
+    /// stack's timers, so an attempt costs no task of its own.
     func connect(
         to peer: DeviceAddress, parameters: HCI.ConnectionParameters, timeout: Duration
     ) async throws(CentralError) -> HCIHost.Link {
-        let started = clock.now
-        let result: Result<HCIHost.Link, HCIErrorCode> = await withTaskGroup(
-            of: Result<HCIHost.Link, HCIErrorCode>?.self
-        ) { group in
-            group.addTask {
-                await withTaskCancellationHandler {
-                    await withCheckedContinuation { continuation in
-                        let refused = self.state.withLock { state -> HCIErrorCode? in
-                            if state.closed { return .unspecifiedError }
-                            if state.attempts[peer] != nil { return .commandDisallowed }
-                            state.attempts[peer] = continuation
-                            return nil
-                        }
-                        if let refused { return continuation.resume(returning: .failure(refused)) }
-                        self.run { host, now in host.connect(to: peer, parameters: parameters, at: now) }
-                    }
-                } onCancel: {
-                    self.run { host, now in host.cancelConnect(to: peer, at: now) }
+        let deadline = clock.now.advanced(by: timeout)
+        let result: Result<HCIHost.Link, HCIErrorCode> = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let refused = state.withLock { state -> HCIErrorCode? in
+                    if state.closed { return .unspecifiedError }
+                    if state.attempts[peer] != nil { return .commandDisallowed }
+                    // Cancelled before it began: 0x02, as a cancelled attempt ends.
+                    if Task.isCancelled { return .unknownConnectionIdentifier }
+                    state.attempts[peer] = continuation
+                    return nil
                 }
+                if let refused { return continuation.resume(returning: .failure(refused)) }
+                // At the deadline the attempt is cancelled; the controller's answer then ends it (0x02).
+                addTimer(at: deadline, for: .attempt(peer)) { [weak self] in
+                    self?.run { host, now in host.cancelConnect(to: peer, at: now) }
+                }
+                run { host, now in host.connect(to: peer, parameters: parameters, at: now) }
             }
-            group.addTask {
-                try? await self.clock.sleep(until: started.advanced(by: timeout), tolerance: nil)
-                return nil
-            }
-            let first = await group.next()!
-            group.cancelAll()
-            if first != nil {
-                return first!
-            }
-            // Timed out: the cancellation handler asked the controller to cancel; wait for the attempt's end.
-            return await group.next()! ?? .failure(.unknownConnectionIdentifier)
+        } onCancel: {
+            self.run { host, now in host.cancelConnect(to: peer, at: now) }
         }
         switch result {
         case let .success(link):

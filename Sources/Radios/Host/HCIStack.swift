@@ -31,6 +31,24 @@ public final class HCIStack: Sendable {
         /// Called for links this stack did not initiate (it advertised): the peripheral side.
         var accept: (@Sendable (HCIHost.Link) -> (any HCILinkHandler)?)?
         var events: [@Sendable (HCIHost.Event) -> Void] = []
+        /// Timers the links' GATT clients asked for (``schedule(at:on:_:)``) and connection attempts' timeouts,
+        /// fired by the tick loop.
+        var timers: [Timer] = []
+        /// The tick loop, and when it wakes next.
+        var ticker: Task<Void, Never>?
+        var tickerWakes: RigInstant?
+    }
+
+    struct Timer {
+        var deadline: RigInstant
+        var owner: TimerOwner
+        var action: @Sendable () -> Void
+    }
+
+    /// What a timer belongs to: it is dropped when that ends.
+    enum TimerOwner: Hashable {
+        case link(UInt16)
+        case attempt(DeviceAddress)
     }
 
     struct Scan {
@@ -65,7 +83,7 @@ public final class HCIStack: Sendable {
             packet: { [weak stack] packet in stack?.receive(packet) },
             closed: { [weak stack] error in stack?.transportClosed(error) })
         stack.run { host, now in host.start(at: now) }
-        let ticker = Task { [weak stack] in await stack?.tickLoop() }
+        stack.startTicker()
         let result = await withTaskGroup(of: Result<HCIHost.ControllerInfo, HCIStackError>?.self) { group in
             group.addTask {
                 await withCheckedContinuation { continuation in
@@ -96,11 +114,11 @@ public final class HCIStack: Sendable {
         case .success?:
             return stack
         case let .failure(error)?:
-            ticker.cancel()
+            stack.stopTicker()
             stack.close()
             throw error
         case nil:
-            ticker.cancel()
+            stack.stopTicker()
             let error = HCIStackError(
                 "the controller on \(transport) did not finish initialising within \(timeout.seconds) s")
             stack.failWaiters(error)
@@ -256,6 +274,7 @@ public final class HCIStack: Sendable {
                 state.attempts = [:]
                 state.readyWaiters = []
                 state.sendWaiters = [:]
+                state.timers = []
             }
             return (
                 state.links, state.scans, state.attempts, state.readyWaiters,
@@ -277,15 +296,67 @@ public final class HCIStack: Sendable {
         for waiter in waiters { waiter.resume(returning: .failure(error)) }
     }
 
-    /// Calls ``HCIHost/tick(at:)`` at the host's deadlines (command timeouts) until the stack closes.
+    /// Calls ``HCIHost/tick(at:)`` at the host's deadlines (command timeouts), and runs the links' timers at
+    /// theirs, until the stack closes; wakes at least once a second.
     private func tickLoop() async {
         while !Task.isCancelled {
-            let (closed, deadline) = state.withLock { ($0.closed, $0.host.nextDeadline) }
+            let latest = clock.now.advanced(by: .seconds(1))
+            let (closed, wake) = state.withLock { state -> (Bool, RigInstant) in
+                var wake = min(state.host.nextDeadline ?? latest, latest)
+                for timer in state.timers { wake = min(wake, timer.deadline) }
+                state.tickerWakes = wake
+                return (state.closed, wake)
+            }
             if closed { return }
-            let wake = min(deadline ?? clock.now.advanced(by: .seconds(1)), clock.now.advanced(by: .seconds(1)))
             do { try await clock.sleep(until: wake, tolerance: .milliseconds(10)) } catch { return }
+            let now = clock.now
+            let due = state.withLock { state -> [@Sendable () -> Void] in
+                let due = state.timers.filter { $0.deadline <= now }.map(\.action)
+                if !due.isEmpty { state.timers.removeAll { $0.deadline <= now } }
+                return due
+            }
+            for action in due { action() }
             run { host, now in host.tick(at: now) }
         }
+    }
+
+    private func startTicker() {
+        let ticker = Task { [weak self] in if let self { await self.tickLoop() } }
+        state.withLock { $0.ticker = ticker }
+    }
+
+    private func stopTicker() {
+        state.withLock { state in
+            defer { state.ticker = nil }
+            return state.ticker
+        }?.cancel()
+    }
+
+    /// Runs `action` once the clock reaches `deadline` (within the tick loop's 10 ms tolerance), unless link
+    /// `handle` goes down first; returns false once the stack is closed or the link is gone.
+    func schedule(at deadline: RigInstant, on handle: UInt16, _ action: @escaping @Sendable () -> Void) -> Bool {
+        addTimer(at: deadline, for: .link(handle), action)
+    }
+
+    /// Runs `action` once the clock reaches `deadline`, unless `owner` ends first (the link goes down, the attempt
+    /// ends); returns false once the stack is closed or the link is gone. A deadline later than the tick loop's next
+    /// wake costs nothing more than an entry in a list; an earlier one restarts the loop.
+    @discardableResult
+    func addTimer(at deadline: RigInstant, for owner: TimerOwner, _ action: @escaping @Sendable () -> Void) -> Bool {
+        let restart = state.withLock { state -> Bool? in
+            guard !state.closed else { return nil }
+            if case .link(let handle) = owner, state.host.links[handle] == nil { return nil }
+            state.timers.append(Timer(deadline: deadline, owner: owner, action: action))
+            guard let wakes = state.tickerWakes, deadline < wakes else { return false }
+            state.tickerWakes = nil
+            return true
+        }
+        guard let restart else { return false }
+        if restart {
+            stopTicker()
+            startTicker()
+        }
+        return true
     }
 
     // MARK: - Delivering events
@@ -312,10 +383,14 @@ public final class HCIStack: Sendable {
         case let .connected(link):
             connected(link)
         case let .connectionFailed(peer, reason):
-            state.withLock { $0.attempts.removeValue(forKey: peer) }?.resume(returning: .failure(reason))
+            state.withLock { state in
+                state.timers.removeAll { $0.owner == .attempt(peer) }
+                return state.attempts.removeValue(forKey: peer)
+            }?.resume(returning: .failure(reason))
         case let .disconnected(handle, reason):
             let (handler, waiters) = state.withLock { state in
-                (state.links.removeValue(forKey: handle), state.sendWaiters.removeValue(forKey: handle))
+                state.timers.removeAll { $0.owner == .link(handle) }
+                return (state.links.removeValue(forKey: handle), state.sendWaiters.removeValue(forKey: handle))
             }
             for waiter in waiters?.values ?? [:].values { waiter.resume() }
             handler?.linkDown(reason)
@@ -342,6 +417,7 @@ public final class HCIStack: Sendable {
         }
         let next = state.withLock { state -> Next in
             if link.role == .central, let waiter = state.attempts.removeValue(forKey: link.peer) {
+                state.timers.removeAll { $0.owner == .attempt(link.peer) }
                 return .waiter(waiter)
             }
             if link.role == .peripheral, let accept = state.accept { return .accept(accept) }

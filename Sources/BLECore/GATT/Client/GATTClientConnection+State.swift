@@ -11,6 +11,11 @@ extension GATTClientConnection {
         var isSending = false
         var subscriptions: [UInt16: [UInt64: AsyncStream<GATT.ValueEvent>.Continuation]] = [:]
         var downReason: HCIErrorCode?
+        /// Whether the link runs the transaction timer (``LinkControl/schedule(at:_:)``); nil until the first request
+        /// has asked it.
+        var linkTimers: Bool?
+        /// A link timer is armed, for a deadline no later than the outstanding request's.
+        var linkTimerArmed = false
         var disconnectionWaiters: [UInt64: CheckedContinuation<HCIErrorCode, Never>] = [:]
 
         init(client: GATTClient) { self.client = client }
@@ -56,13 +61,16 @@ extension GATTClientConnection {
             effects.wake.append(continuation)
         }
 
-        /// Takes the pending request for sending, unless another task is already sending; starts its timer.
-        mutating func takePendingRequest(now: RigInstant) -> [UInt8]? {
+        /// Takes the pending request for sending, unless another task is already sending; starts its timer. Returns
+        /// the deadline to arm a link timer for, when one should be armed.
+        mutating func takePendingRequest(now: RigInstant) -> (pdu: [UInt8], arm: RigInstant?)? {
             guard !isSending, let pdu = pendingRequest else { return nil }
             pendingRequest = nil
             isSending = true
             client.didSend(at: now)
-            return pdu
+            guard linkTimers != false, !linkTimerArmed, let deadline = client.deadline else { return (pdu, nil) }
+            linkTimerArmed = true
+            return (pdu, deadline)
         }
 
         /// True when a request waits for a task to send it.

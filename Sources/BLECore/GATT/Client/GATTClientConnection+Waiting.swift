@@ -50,7 +50,8 @@ extension GATTClientConnection {
     /// Takes pending requests to the bearer, one at a time, until none is left or another task is sending.
     private func sendPendingRequests() async {
         var next = state.withLock { [now = clock.now] in $0.takePendingRequest(now: now) }
-        while let pdu = next {
+        while let (pdu, arm) = next {
+            if let arm { armLinkTimer(at: arm) }
             var failure: GATTError?
             do { try await bearer.send(pdu) } catch { failure = error }
             var effects = Effects()
@@ -67,10 +68,12 @@ extension GATTClientConnection {
         }
     }
 
-    /// Parks until woken, racing the outstanding request's deadline when there is one. The timer child wakes the
-    /// caller whether or not the deadline still holds, so the caller re-arms with the current one.
+    /// Parks until woken. When the link runs the transaction timer, that is all; otherwise the caller races the
+    /// outstanding request's deadline, when there is one, with a timer child that wakes it whether or not the
+    /// deadline still holds, so the caller re-arms with the current one.
     private func park(_ id: GATTClient.OperationID) async {
-        guard let deadline = state.withLock({ $0.client.deadline }) else { return await suspend(id) }
+        let (linkTimers, deadline) = state.withLock { ($0.linkTimers == true, $0.client.deadline) }
+        guard !linkTimers, let deadline else { return await suspend(id) }
         await withTaskGroup(of: Void.self) { group in
             group.addTask { [clock] in
                 do { try await clock.sleep(until: deadline, tolerance: nil) } catch { return }
@@ -79,6 +82,32 @@ extension GATTClientConnection {
             await suspend(id)
             group.cancelAll()
         }
+    }
+
+    /// Asks the link for a timer at `deadline`; records whether it keeps timers at all.
+    private func armLinkTimer(at deadline: RigInstant) {
+        let armed = link.schedule(at: deadline) { [weak self] in self?.linkTimerFired() }
+        state.withLock { state in
+            state.linkTimers = armed
+            if !armed { state.linkTimerArmed = false }
+        }
+    }
+
+    /// The link's timer: expires the outstanding request if its deadline has come, else re-arms for it.
+    private func linkTimerFired() {
+        var effects = Effects()
+        let now = clock.now
+        let rearm = state.withLock { state -> RigInstant? in
+            state.linkTimerArmed = false
+            guard state.downReason == nil else { return nil }
+            let actions = state.client.expire(at: now)
+            state.apply(actions, &effects)
+            guard let deadline = state.client.deadline else { return nil }
+            state.linkTimerArmed = true
+            return deadline
+        }
+        effects.run(link)
+        if let rearm { armLinkTimer(at: rearm) }
     }
 
     private func timerFired(for id: GATTClient.OperationID) {

@@ -5,8 +5,9 @@ import Synchronization
 /// Each caller's own task drives its procedure: it sends the requests (through the ``ATTBearer``, which may suspend
 /// while the link is full) and waits for the answers. The transport pushes what arrives with ``receive(_:)`` and
 /// reports the end of the link with ``linkDown(_:)``; both are plain synchronous calls that may come from any
-/// context. Time comes only from the injected clock, and the ATT transaction timeout is a structured race between
-/// the wait and `clock.sleep(until:)`, so the connection runs unchanged in the virtual farm's simulation.
+/// context. Time comes only from the injected clock. The ATT transaction timeout is a timer the transport keeps
+/// (``LinkControl/schedule(at:_:)``) when it offers one, else a structured race between the wait and
+/// `clock.sleep(until:)`, so the connection runs unchanged in the virtual farm's simulation.
 ///
 /// The state lives behind one mutex; continuations, streams and the transport are only called after it is released.
 public final class GATTClientConnection: GATTConnection {

@@ -12,4 +12,17 @@ public protocol LinkControl: Sendable {
     /// the peer makes in its own client role; these are one PDU per received PDU, so they cannot flood the link.
     /// Once the link is down, drop the PDU.
     func sendImmediately(_ pdu: [UInt8])
+
+    /// Runs `action` once, from any context, when the transport's clock reaches `deadline` (or a little after), and
+    /// returns true; or returns false when the transport keeps no timers, as by default. The connection uses it for
+    /// the ATT transaction timeout (Vol 3 Part F §3.3.3): it keeps one timer armed while requests are outstanding,
+    /// set for the deadline of the request that armed it, and re-arms it for the outstanding request's deadline when
+    /// it fires early. Without it the connection races every response against `clock.sleep(until:)` in a child task,
+    /// which costs a task, a system timer and several thread hops per request. A timer firing after the link went
+    /// down does nothing, so the transport need not cancel it.
+    func schedule(at deadline: RigInstant, _ action: @escaping @Sendable () -> Void) -> Bool
+}
+
+extension LinkControl {
+    public func schedule(at deadline: RigInstant, _ action: @escaping @Sendable () -> Void) -> Bool { false }
 }

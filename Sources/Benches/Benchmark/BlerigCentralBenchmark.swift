@@ -1,0 +1,194 @@
+import BenchCore
+import BLECore
+import Foundation
+import Orchestrator
+import Radios
+
+/// blerig's central in this process: an ``HCIStack`` with its ``HCICentral`` on a controller of its own, timed
+/// through the same sequence as `bench_central.py` runs Bumble's central (see ``HCIBenchmark``).
+struct BlerigCentralBenchmark {
+    let hci: HCITransportSpec
+    let target: DeviceAddress
+    let options: HCIBenchmark.Options
+
+    /// The Interop Test service's characteristics the benchmark uses (see `Tests/InteropTests/Peers/README.md`).
+    static func profileUUID(_ short: UInt16) -> BluetoothUUID {
+        BluetoothUUID(high: 0xE5B1_0000_7C3A_4F0E | UInt64(short) << 32, low: 0x9D2B_5A1C_3E7F_9B20)
+    }
+    static let echo = profileUUID(0xF003)
+    static let notifySource = profileUUID(0xF006)
+    static let command = profileUUID(0xF00B)
+    static let streamOpcode: UInt8 = 0x04
+    static let endOfStream: UInt32 = 0xFFFF_FFFF
+
+    /// A link after its handshake.
+    struct Session {
+        var connection: GATTClientConnection
+        var characteristics: [BluetoothUUID: GATT.Characteristic]
+        var values: AsyncStream<GATT.ValueEvent>
+        var requests: Int
+    }
+
+    func run() async throws -> CentralMeasurement {
+        let stack: HCIStack
+        do {
+            stack = try await HCIStack.open(try hci.open(), clock: WallClock())
+        } catch {
+            throw BenchmarkError("blerig's central could not open a controller at \(hci): \(error)")
+        }
+        do {
+            let measurement = try await measure(HCICentral(stack: stack))
+            await stack.shutdown()
+            return measurement
+        } catch {
+            await stack.shutdown()
+            throw error
+        }
+    }
+
+    private func measure(_ central: HCICentral) async throws -> CentralMeasurement {
+        let clock = ContinuousClock()
+        var connects: [Double] = []
+        var handshakes: [Double] = []
+        var requests: [Int] = []
+        let cpuBefore = ProcessCPU.now
+        let loopStarted = clock.now
+        for _ in 0..<options.handshakes {
+            let (session, connect, total) = try await handshake(central, clock)
+            connects.append(connect.milliseconds)
+            handshakes.append(total.milliseconds)
+            requests.append(session.requests)
+            await session.connection.disconnect()
+        }
+        let cpu = ProcessCPU.now - cpuBefore
+        let loop = loopStarted.duration(to: clock.now)
+
+        let (session, _, _) = try await handshake(central, clock)
+        guard let echo = session.characteristics[Self.echo], let command = session.characteristics[Self.command] else {
+            throw BenchmarkError("the peripheral has no echo or command characteristic")
+        }
+        let value = (0..<options.writeSize).map { UInt8(truncatingIfNeeded: $0) }
+        var writes: [Double] = []
+        do {
+            for _ in 0..<options.writeCount {
+                let began = clock.now
+                try await session.connection.write(value, to: echo.valueHandle)
+                writes.append(began.duration(to: clock.now).milliseconds)
+            }
+        } catch {
+            throw BenchmarkError("blerig's central: a write to echo failed: \(error)")
+        }
+        let mtu = Int(session.connection.mtu)
+        let stream = try await measureStream(session, command: command, size: mtu - 3, clock)
+        await session.connection.disconnect()
+        return CentralMeasurement(
+            connectMs: connects, handshakeMs: handshakes, attRequests: requests, cpuS: cpu.seconds,
+            loopS: loop.seconds, writeMs: writes, stream: stream, mtu: mtu)
+    }
+
+    /// Connect, Exchange MTU, all primary services, the characteristics of each, the descriptors of
+    /// notify_source, its CCCD written. Returns the session and the connect and handshake times.
+    private func handshake(
+        _ central: HCICentral, _ clock: ContinuousClock
+    ) async throws -> (Session, connect: Duration, total: Duration) {
+        let began = clock.now
+        let link: any GATTConnection
+        do {
+            link = try await central.connect(to: target, timeout: .seconds(10))
+        } catch {
+            throw BenchmarkError("blerig's central could not connect to \(target): \(error)")
+        }
+        let connected = clock.now
+        guard let connection = link as? GATTClientConnection else {
+            throw BenchmarkError("blerig's central returned a \(type(of: link)), not a GATTClientConnection")
+        }
+        do {
+            _ = try await connection.exchangeMTU(preferred: UInt16(options.mtu))
+            var characteristics: [BluetoothUUID: GATT.Characteristic] = [:]
+            for service in try await connection.discoverPrimaryServices(nil) {
+                for characteristic in try await connection.discoverCharacteristics(of: service) {
+                    characteristics[characteristic.uuid] = characteristics[characteristic.uuid] ?? characteristic
+                }
+            }
+            guard let notify = characteristics[Self.notifySource] else {
+                throw BenchmarkError("no characteristic \(Self.notifySource) on \(target)")
+            }
+            let descriptors = try await connection.discoverDescriptors(of: notify)
+            guard
+                let cccd = descriptors.first(where: { $0.uuid == GATT.AttributeType.clientCharacteristicConfiguration })
+            else {
+                throw BenchmarkError("\(Self.notifySource) has no CCCD")
+            }
+            let values = try await connection.subscribe(to: notify, cccd: cccd.handle, indications: false)
+            let subscribed = clock.now
+            let session = Session(
+                connection: connection, characteristics: characteristics, values: values,
+                requests: connection.statistics.requestsSent)
+            return (session, connected - began, subscribed - began)
+        } catch let error as GATTError {
+            await connection.disconnect()
+            throw BenchmarkError("blerig's central: the handshake with \(target) failed: \(error)")
+        } catch {
+            await connection.disconnect()
+            throw error
+        }
+    }
+
+    /// Asks for a STREAM and counts its values until the end-of-stream one, as `bench_central.py` does.
+    private func measureStream(
+        _ session: Session, command: GATT.Characteristic, size: Int, _ clock: ContinuousClock
+    ) async throws -> CentralMeasurement.Stream {
+        let milliseconds = UInt16(clamping: Int(options.streamDuration.milliseconds))
+        let request = [Self.streamOpcode] + le(milliseconds) + le(UInt16(size))
+        let consumer = Task { () -> (values: Int, bytes: Int, gaps: Int, ended: ContinuousClock.Instant?) in
+            var values = 0
+            var bytes = 0
+            var gaps = 0
+            var expected: UInt32 = 0
+            for await event in session.values {
+                guard event.value.count >= 4 else { continue }
+                let sequence = event.value.prefix(4).reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+                if sequence == Self.endOfStream { return (values, bytes, gaps, clock.now) }
+                if sequence > expected { gaps += Int(sequence - expected) }
+                expected = sequence &+ 1
+                values += 1
+                bytes += event.value.count
+            }
+            return (values, bytes, gaps, nil)
+        }
+        let started: ContinuousClock.Instant
+        do {
+            try await session.connection.write(request, to: command.valueHandle)
+            started = clock.now
+        } catch {
+            consumer.cancel()
+            throw BenchmarkError("blerig's central: the STREAM command failed: \(error)")
+        }
+        let limit = options.streamDuration + .seconds(10)
+        let watchdog = Task {
+            try await clock.sleep(for: limit)
+            await session.connection.disconnect()
+        }
+        let outcome = await consumer.value
+        watchdog.cancel()
+        guard let ended = outcome.ended else {
+            throw BenchmarkError("blerig's central: no end-of-stream value within \(limit.seconds) s")
+        }
+        return CentralMeasurement.Stream(
+            values: outcome.values, bytes: outcome.bytes, gaps: outcome.gaps,
+            seconds: started.duration(to: ended).seconds,
+            size: size)
+    }
+
+    private func le(_ value: UInt16) -> [UInt8] { [UInt8(truncatingIfNeeded: value), UInt8(value >> 8)] }
+}
+
+/// The CPU time this process has used so far, user and system, all threads (getrusage RUSAGE_SELF).
+enum ProcessCPU {
+    static var now: Duration {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        func duration(_ t: timeval) -> Duration { .seconds(Int64(t.tv_sec)) + .microseconds(Int64(t.tv_usec)) }
+        return duration(usage.ru_utime) + duration(usage.ru_stime)
+    }
+}

@@ -1,0 +1,78 @@
+/// What one central measured against the benchmark's peripheral: every sample, so that both centrals' statistics
+/// are computed by the same code. blerig's central fills it in-process; Bumble's prints it as JSON (snake_case).
+public struct CentralMeasurement: Sendable, Hashable, Codable {
+    /// Per handshake: LE Create Connection asked → link up, in milliseconds.
+    public var connectMs: [Double]
+    /// Per handshake: connect asked → CCCD write answered (subscribed), in milliseconds.
+    public var handshakeMs: [Double]
+    /// Per handshake: ATT requests the GATT client sent.
+    public var attRequests: [Int]
+    /// CPU time of the central's process over the whole handshake loop (disconnections included), in seconds.
+    public var cpuS: Double
+    /// Wall time of the handshake loop, in seconds.
+    public var loopS: Double
+    /// Per write request to `echo`: sent → Write Response, in milliseconds.
+    public var writeMs: [Double]
+    public var stream: Stream
+    /// The ATT_MTU the links ran at.
+    public var mtu: Int
+
+    /// One STREAM command's notifications.
+    public struct Stream: Sendable, Hashable, Codable {
+        /// Values received before the end-of-stream value.
+        public var values: Int
+        /// Their bytes (whole values, the sequence number included).
+        public var bytes: Int
+        /// Sequence numbers that never arrived.
+        public var gaps: Int
+        /// From the STREAM command's write response to the end-of-stream value, in seconds.
+        public var seconds: Double
+        /// Bytes per value.
+        public var size: Int
+
+        public init(values: Int, bytes: Int, gaps: Int, seconds: Double, size: Int) {
+            self.values = values
+            self.bytes = bytes
+            self.gaps = gaps
+            self.seconds = seconds
+            self.size = size
+        }
+
+        /// Value bytes per second, in kB/s (1 kB = 1000 bytes).
+        public var kilobytesPerSecond: Double { seconds > 0 ? Double(bytes) / seconds / 1000 : 0 }
+    }
+
+    public init(
+        connectMs: [Double], handshakeMs: [Double], attRequests: [Int], cpuS: Double, loopS: Double,
+        writeMs: [Double], stream: Stream, mtu: Int
+    ) {
+        self.connectMs = connectMs
+        self.handshakeMs = handshakeMs
+        self.attRequests = attRequests
+        self.cpuS = cpuS
+        self.loopS = loopS
+        self.writeMs = writeMs
+        self.stream = stream
+        self.mtu = mtu
+    }
+
+    /// CPU milliseconds per handshake.
+    public var cpuMsPerHandshake: Double { handshakeMs.isEmpty ? 0 : cpuS * 1000 / Double(handshakeMs.count) }
+
+    /// ATT requests per handshake, on average (they are the same every time against one peripheral).
+    public var attRequestsPerHandshake: Double {
+        attRequests.isEmpty ? 0 : Double(attRequests.reduce(0, +)) / Double(attRequests.count)
+    }
+}
+
+/// Order statistics of a sample.
+enum Percentile {
+    /// The nearest-rank percentile (the smallest sample with at least `p` of the samples at or below it): for 50
+    /// samples p50 is the 25th smallest and p95 the 48th. 0 for no samples.
+    static func of(_ samples: [Double], _ p: Double) -> Double {
+        guard !samples.isEmpty else { return 0 }
+        let sorted = samples.sorted()
+        let rank = Int((p * Double(sorted.count)).rounded(.up))
+        return sorted[min(max(rank, 1), sorted.count) - 1]
+    }
+}

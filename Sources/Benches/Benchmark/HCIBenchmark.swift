@@ -1,0 +1,132 @@
+import BenchCore
+import BLECore
+import Foundation
+import Orchestrator
+import Radios
+
+/// blerig's central against Bumble's, side by side, in one run (`blerig bench hci`): one rootcanal (1 ms tick)
+/// and one Bumble peripheral (`peripheral.py`), then each central in turn against that same peripheral, one at a
+/// time on a controller of its own:
+///
+/// 1. `handshakes` handshakes, each connect → Exchange MTU → all primary services → the characteristics of each
+///    → the descriptors of notify_source → its CCCD written ("subscribed"), then disconnect and wait for the link
+///    to go down. Timed: connect (request → link up) and handshake (request → subscribed); counted: the ATT
+///    requests of each; and the central process's CPU time over the whole loop.
+/// 2. On one more link set up the same way: `writes` write requests to `echo`, each timed.
+/// 3. The STREAM command for `streamDuration` at ATT_MTU − 3 bytes per value: value bytes per second, and the
+///    sequence numbers that never came.
+///
+/// blerig's central runs in this process (``BlerigCentralBenchmark``), so its CPU time is this process's
+/// (getrusage); Bumble's runs as `bench_central.py` in a child process and reports `time.process_time()`.
+public struct HCIBenchmark: Sendable {
+    public struct Options: Sendable {
+        public var handshakes = 50
+        /// Write requests to time; the same as `handshakes` unless set.
+        public var writes: Int?
+        public var writeSize = 20
+        public var streamDuration: Duration = .seconds(3)
+        public var mtu = 247
+        /// rootcanal's tick.
+        public var tick: Duration = .milliseconds(1)
+        /// Where the interop venv (rootcanal and Bumble) is; nil finds it as ``InteropVenv/locate(environment:from:)``
+        /// does.
+        public var venv: InteropVenv?
+        /// Where the Bumble peer scripts are; nil finds `Tests/InteropTests/Peers` of the checkout.
+        public var peers: String?
+
+        public init() {}
+
+        var writeCount: Int { writes ?? handshakes }
+    }
+
+    public var options: Options
+
+    public init(options: Options = Options()) { self.options = options }
+
+    /// Runs both centrals and returns the comparison; `progress` hears what is happening, a line at a time.
+    public func run(progress: @escaping @Sendable (String) -> Void = { _ in }) async throws -> HCIBenchmarkReport {
+        let venv: InteropVenv
+        let peers: String
+        do {
+            venv = try options.venv ?? InteropVenv.locate()
+            peers = try options.peers ?? PeerScripts.locate()
+        } catch let error as RootcanalError {
+            throw BenchmarkError("\(error)")
+        }
+        var rootcanalOptions = RootcanalProcess.Options()
+        rootcanalOptions.timerPeriod = options.tick
+        let rootcanal: RootcanalProcess
+        do {
+            rootcanal = try await RootcanalProcess.start(rootcanalOptions)
+        } catch {
+            throw BenchmarkError("rootcanal did not start: \(error)")
+        }
+        progress("rootcanal \(rootcanal.hciSpec), tick \(options.tick.milliseconds) ms (set on its test channel)")
+        var peripheral: PeerScript?
+        do {
+            let script = try PeerScript.start(
+                "peripheral.py", in: peers, venv: venv, ["--hci", rootcanal.hciSpec, "--name", "blerig-bench"])
+            peripheral = script
+            let ready = try script.decode(
+                PeripheralReady.self, from: try await script.line("READY", timeout: .seconds(30)))
+            guard let address = DeviceAddress("\(ready.address)/random") else {
+                throw BenchmarkError("peripheral.py printed an address that is not one: \(ready.address)")
+            }
+            progress("peripheral.py advertising as \(address)")
+
+            progress("blerig's central: \(options.handshakes) handshakes, \(options.writeCount) writes, stream")
+            let blerig = try await BlerigCentralBenchmark(
+                hci: try HCITransportSpec.parse(rootcanal.hciSpec), target: address, options: options
+            ).run()
+
+            progress("Bumble's central: \(options.handshakes) handshakes, \(options.writeCount) writes, stream")
+            let (bumble, versions) = try await runBumble(
+                venv: venv, peers: peers, hci: rootcanal.hciSpec, target: ready.address)
+
+            await script.stop()
+            await rootcanal.stop()
+            return HCIBenchmarkReport(
+                handshakes: options.handshakes, tickMilliseconds: options.tick.milliseconds, versions: versions,
+                blerig: blerig, bumble: bumble)
+        } catch {
+            await peripheral?.stop()
+            await rootcanal.stop()
+            throw error
+        }
+    }
+
+    /// Runs `bench_central.py` to its RESULT line.
+    private func runBumble(
+        venv: InteropVenv, peers: String, hci: String, target: String
+    ) async throws -> (CentralMeasurement, [String: String]) {
+        let script = try PeerScript.start(
+            "bench_central.py", in: peers, venv: venv,
+            [
+                "--hci", hci, "--target", target, "--handshakes", "\(options.handshakes)",
+                "--writes", "\(options.writeCount)", "--write-size", "\(options.writeSize)",
+                "--stream-ms", "\(Int(options.streamDuration.milliseconds))", "--mtu", "\(options.mtu)",
+            ])
+        do {
+            // A handshake takes well under a second; the stream its duration.
+            let limit =
+                Duration.seconds(60) + .seconds(2) * (options.handshakes + options.writeCount) + options.streamDuration
+            let json = try await script.line("RESULT", timeout: limit)
+            let measurement = try script.decode(CentralMeasurement.self, from: json)
+            let versions = try script.decode(BumbleVersions.self, from: json).versions
+            await script.stop()
+            return (measurement, versions)
+        } catch {
+            await script.stop()
+            throw error
+        }
+    }
+
+    /// peripheral.py's READY line (the part used here).
+    struct PeripheralReady: Decodable {
+        var address: String
+    }
+
+    struct BumbleVersions: Decodable {
+        var versions: [String: String]
+    }
+}

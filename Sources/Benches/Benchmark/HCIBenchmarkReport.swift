@@ -1,0 +1,157 @@
+import Foundation
+import Orchestrator
+
+/// The comparison `blerig bench hci` prints: one row per metric with blerig's value, Bumble's and their ratio,
+/// and the issue's goal for it (blerig no slower than Bumble on every latency, at most a fifth of its CPU time per
+/// handshake, the same ATT requests).
+public struct HCIBenchmarkReport: Sendable, Hashable, Encodable {
+    public var handshakes: Int
+    public var tickMilliseconds: Double
+    /// Python, Bumble and rootcanal, as the interop venv has them.
+    public var versions: [String: String]
+    public var blerig: CentralMeasurement
+    public var bumble: CentralMeasurement
+
+    public struct Row: Sendable, Hashable, Encodable {
+        public enum Goal: String, Sendable, Hashable, Encodable {
+            /// blerig/Bumble ≤ 1: no slower.
+            case atMostBumble = "<= 1"
+            /// blerig/Bumble ≥ 1: at least as much.
+            case atLeastBumble = ">= 1"
+            /// blerig/Bumble ≤ 0.2: a fifth or less.
+            case atMostAFifth = "<= 0.2"
+            /// blerig/Bumble = 1: the same work.
+            case same = "= 1"
+        }
+
+        public var metric: String
+        public var unit: String
+        public var blerig: Double
+        public var bumble: Double
+        public var goal: Goal
+
+        /// blerig / Bumble; 0 when Bumble's value is 0.
+        public var ratio: Double { bumble == 0 ? 0 : blerig / bumble }
+
+        public var met: Bool {
+            switch goal {
+            case .atMostBumble: blerig <= bumble
+            case .atLeastBumble: blerig >= bumble
+            case .atMostAFifth: blerig <= bumble / 5
+            case .same: blerig == bumble
+            }
+        }
+
+        enum CodingKeys: String, CodingKey { case metric, unit, blerig, bumble, ratio, goal, met }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(metric, forKey: .metric)
+            try container.encode(unit, forKey: .unit)
+            try container.encode(blerig, forKey: .blerig)
+            try container.encode(bumble, forKey: .bumble)
+            try container.encode(ratio, forKey: .ratio)
+            try container.encode(goal, forKey: .goal)
+            try container.encode(met, forKey: .met)
+        }
+    }
+
+    public init(
+        handshakes: Int, tickMilliseconds: Double, versions: [String: String], blerig: CentralMeasurement,
+        bumble: CentralMeasurement
+    ) {
+        self.handshakes = handshakes
+        self.tickMilliseconds = tickMilliseconds
+        self.versions = versions
+        self.blerig = blerig
+        self.bumble = bumble
+    }
+
+    /// The metric names, in the table's order.
+    public static let metrics = [
+        "connect p50", "connect p95", "handshake p50", "handshake p95", "write RTT p50", "write RTT p95",
+        "notifications", "CPU per handshake", "ATT requests per handshake",
+    ]
+
+    public var rows: [Row] {
+        func row(_ metric: String, _ unit: String, _ goal: Row.Goal, _ value: (CentralMeasurement) -> Double) -> Row {
+            Row(metric: metric, unit: unit, blerig: value(blerig), bumble: value(bumble), goal: goal)
+        }
+        return [
+            row("connect p50", "ms", .atMostBumble) { Percentile.of($0.connectMs, 0.5) },
+            row("connect p95", "ms", .atMostBumble) { Percentile.of($0.connectMs, 0.95) },
+            row("handshake p50", "ms", .atMostBumble) { Percentile.of($0.handshakeMs, 0.5) },
+            row("handshake p95", "ms", .atMostBumble) { Percentile.of($0.handshakeMs, 0.95) },
+            row("write RTT p50", "ms", .atMostBumble) { Percentile.of($0.writeMs, 0.5) },
+            row("write RTT p95", "ms", .atMostBumble) { Percentile.of($0.writeMs, 0.95) },
+            row("notifications", "kB/s", .atLeastBumble) { $0.stream.kilobytesPerSecond },
+            row("CPU per handshake", "ms", .atMostAFifth) { $0.cpuMsPerHandshake },
+            row("ATT requests per handshake", "", .same) { $0.attRequestsPerHandshake },
+        ]
+    }
+
+    /// The table and what it was measured with, one line per element.
+    public var lines: [String] {
+        let header = ["metric", "blerig", "Bumble", "blerig/Bumble", "goal", ""]
+        let body = rows.map { row in
+            [
+                row.unit.isEmpty ? row.metric : "\(row.metric) (\(row.unit))", Self.format(row.blerig),
+                Self.format(row.bumble), String(format: "%.2f", row.ratio), row.goal.rawValue,
+                row.met ? "met" : "MISSED",
+            ]
+        }
+        let table = [header] + body
+        let widths = header.indices.map { column in table.map { $0[column].count }.max() ?? 0 }
+        func render(_ cells: [String]) -> String {
+            cells.enumerated().map { column, cell in
+                column == 0
+                    ? cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
+                    : String(repeating: " ", count: widths[column] - cell.count) + cell
+            }.joined(separator: " | ").trimmingCharacters(in: .whitespaces)
+        }
+        var lines = [render(header), widths.map { String(repeating: "-", count: $0) }.joined(separator: "-|-")]
+        lines += body.map(render)
+        func stream(_ name: String, _ m: CentralMeasurement) -> String {
+            "\(name): \(m.stream.values) values of \(m.stream.size) bytes in \(String(format: "%.3f", m.stream.seconds)) s, "
+                + "\(m.stream.gaps) sequence gap(s); handshake loop \(String(format: "%.2f", m.loopS)) s wall, "
+                + "\(String(format: "%.1f", m.cpuS * 1000)) ms CPU"
+        }
+        lines.append("")
+        lines.append(
+            "\(handshakes) handshakes and \(blerig.writeMs.count) writes per central, ATT MTU \(blerig.mtu) (blerig) / "
+                + "\(bumble.mtu) (Bumble); rootcanal tick \(Self.format(tickMilliseconds)) ms")
+        lines.append(stream("blerig", blerig))
+        lines.append(stream("Bumble", bumble))
+        lines.append(
+            "versions: " + versions.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+        lines.append(
+            "p50/p95 are nearest-rank percentiles; CPU is the central's whole process over the handshake loop.")
+        return lines
+    }
+
+    /// The same as JSON: the rows, then each central's samples.
+    public func json() throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        return String(decoding: try encoder.encode(self), as: UTF8.self)
+    }
+
+    enum CodingKeys: String, CodingKey { case handshakes, tickMilliseconds, versions, rows, blerig, bumble }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(handshakes, forKey: .handshakes)
+        try container.encode(tickMilliseconds, forKey: .tickMilliseconds)
+        try container.encode(versions, forKey: .versions)
+        try container.encode(rows, forKey: .rows)
+        try container.encode(blerig, forKey: .blerig)
+        try container.encode(bumble, forKey: .bumble)
+    }
+
+    /// Whole numbers as they are, else two decimals below 100 and one from 100 up.
+    static func format(_ value: Double) -> String {
+        if value == value.rounded(), abs(value) < 1e9 { return String(Int(value)) }
+        return String(format: abs(value) >= 100 ? "%.1f" : "%.2f", value)
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import Orchestrator
+import Radios
+
+/// One of the Bumble peer scripts (`Tests/InteropTests/Peers/`), run by the interop venv's Python under a
+/// ``SupervisedProcess``: it dies with blerig, and it exits by itself when its stdin (the lifeline) closes.
+///
+/// A script prints one machine-readable line per thing on stdout, `KIND {json}` (`READY` once up, `RESULT` or
+/// `ERROR` at the end), and logs to stderr, whose end is quoted in every error.
+struct PeerScript: Sendable {
+    let name: String
+    let process: SupervisedProcess
+
+    /// Starts `name` (e.g. `peripheral.py`) from `directory` with `arguments`, its log level at `logLevel`.
+    static func start(
+        _ name: String, in directory: String, venv: InteropVenv, _ arguments: [String], logLevel: String = "WARNING"
+    ) throws -> PeerScript {
+        var environment = ProcessInfo.processInfo.environment
+        environment["PYTHONUNBUFFERED"] = "1"
+        environment["PYTHONDONTWRITEBYTECODE"] = "1"
+        environment["BUMBLE_LOGLEVEL"] = logLevel
+        let process = try SupervisedProcess.start(
+            venv.python, ["\(directory)/\(name)"] + arguments, environment: environment,
+            stdout: try ProcessOutput(headLimit: 1 << 20, tailLimit: 4 << 20, maximumLineLength: 4 << 20),
+            stderr: try ProcessOutput(), grace: .seconds(1))
+        return PeerScript(name: name, process: process)
+    }
+
+    /// Waits for the first stdout line of `kind` and returns its JSON. An `ERROR` line, an exit or the timeout
+    /// fails the wait, quoting the script's log.
+    func line(_ kind: String, timeout: Duration) async throws(BenchmarkError) -> String {
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: timeout)
+        while true {
+            let exited = process.exit
+            for line in process.stdout.lines(from: 0).lines {
+                if line.hasPrefix("\(kind) ") { return String(line.dropFirst(kind.count + 1)) }
+                if line.hasPrefix("ERROR ") { throw failure("failed: \(line.dropFirst(6))") }
+            }
+            if let exited { throw failure("\(exited) without printing \(kind)") }
+            guard clock.now < deadline else { throw failure("printed no \(kind) line within \(timeout)") }
+            try? await clock.sleep(for: .milliseconds(5))
+        }
+    }
+
+    /// Decodes a line's JSON (snake_case keys).
+    func decode<T: Decodable>(_ type: T.Type, from json: String) throws(BenchmarkError) -> T {
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        do {
+            return try decoder.decode(T.self, from: Data(json.utf8))
+        } catch {
+            throw BenchmarkError(
+                "\(name) printed JSON that is not a \(T.self): \(error); the line: \(json.prefix(500))")
+        }
+    }
+
+    func stop() async { await process.stop() }
+
+    private func failure(_ what: String) -> BenchmarkError {
+        BenchmarkError("\(name) \(what); its log ends with:\n\(process.stderr.excerpt(lastLines: 15))")
+    }
+}
+
+/// Where the Bumble peer scripts are: `Tests/InteropTests/Peers/` of the blerig checkout, found from the
+/// current directory upwards (as the interop venv is), else next to the sources this binary was built from.
+enum PeerScripts {
+    static let relativePath = "Tests/InteropTests/Peers"
+
+    static func locate(from start: String = FileManager.default.currentDirectoryPath) throws(BenchmarkError) -> String {
+        var searched: [String] = []
+        var directory = URL(filePath: start, directoryHint: .isDirectory).standardizedFileURL
+        while true {
+            let candidate = directory.appending(path: relativePath).path(percentEncoded: false)
+            if holdsScripts(candidate) { return candidate }
+            searched.append(candidate)
+            let parent = directory.deletingLastPathComponent()
+            if parent.path == directory.path { break }
+            directory = parent
+        }
+        // Sources/Benches/Benchmark/PeerScript.swift → the checkout is four levels up.
+        var built = URL(filePath: #filePath)
+        for _ in 0..<4 { built.deleteLastPathComponent() }
+        let candidate = built.appending(path: relativePath).path(percentEncoded: false)
+        if holdsScripts(candidate) { return candidate }
+        searched.append(candidate)
+        throw BenchmarkError(
+            "the Bumble peer scripts are not in \(searched.joined(separator: ", ")): run blerig from its checkout")
+    }
+
+    private static func holdsScripts(_ directory: String) -> Bool {
+        ["peripheral.py", "bench_central.py", "peer_common.py"].allSatisfy {
+            FileManager.default.fileExists(atPath: "\(directory)/\($0)")
+        }
+    }
+}

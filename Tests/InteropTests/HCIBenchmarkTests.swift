@@ -1,0 +1,41 @@
+import Benches
+import Foundation
+import Testing
+
+extension Interop {
+    /// `blerig bench hci` in miniature, so the command cannot break silently: both centrals must report every
+    /// metric with a positive value.
+    @Suite("blerig bench hci")
+    struct HCIBenchmarkSmoke {
+        @Test("both centrals report every row of the table with positive numbers, from the same ATT requests")
+        func everyRowHasBothSides() async throws {
+            var options = HCIBenchmark.Options()
+            options.handshakes = 3
+            options.streamDuration = .seconds(1)
+            options.venv = try InteropEnvironment.venv()
+            options.peers = InteropEnvironment.peersDirectory
+            let report = try await HCIBenchmark(options: options).run()
+
+            #expect(report.rows.map(\.metric) == HCIBenchmarkReport.metrics)
+            for row in report.rows {
+                #expect(row.blerig > 0, "blerig's \(row.metric) is \(row.blerig)")
+                #expect(row.bumble > 0, "Bumble's \(row.metric) is \(row.bumble)")
+                #expect(row.ratio > 0, "the ratio of \(row.metric) is \(row.ratio)")
+            }
+            for central in [report.blerig, report.bumble] {
+                #expect(central.handshakeMs.count == 3 && central.connectMs.count == 3 && central.writeMs.count == 3)
+                #expect(central.mtu == 247)
+                #expect(central.stream.gaps == 0)
+            }
+            #expect(report.blerig.attRequests == report.bumble.attRequests)
+            #expect(report.tickMilliseconds == 1)
+            #expect(report.versions["bumble"] == "0.0.236" && report.versions["rootcanal"] == "1.10.0")
+
+            let table = report.lines.joined(separator: "\n")
+            for metric in HCIBenchmarkReport.metrics { #expect(table.contains(metric)) }
+            let json = try JSONSerialization.jsonObject(with: Data(try report.json().utf8)) as? [String: Any]
+            let rows = json?["rows"] as? [[String: Any]]
+            #expect(rows?.count == HCIBenchmarkReport.metrics.count)
+        }
+    }
+}
