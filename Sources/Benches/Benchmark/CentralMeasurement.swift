@@ -7,8 +7,12 @@ public struct CentralMeasurement: Sendable, Hashable, Codable {
     public var handshakeMs: [Double]
     /// Per handshake: ATT requests the GATT client sent.
     public var attRequests: [Int]
-    /// CPU time of the central's process over the whole handshake loop (disconnections included), in seconds.
+    /// CPU time of the central over the whole handshake loop (disconnections included), in seconds: its process's,
+    /// less ``harnessCpuS``.
     public var cpuS: Double
+    /// CPU time the central's process spent over the loop on the benchmark's own work rather than the central's
+    /// (reading rootcanal's and the peripheral's output), in seconds; nil when none ran there (Bumble's process).
+    public var harnessCpuS: Double?
     /// Wall time of the handshake loop, in seconds.
     public var loopS: Double
     /// Per write request to `echo`: sent → Write Response, in milliseconds.
@@ -43,13 +47,14 @@ public struct CentralMeasurement: Sendable, Hashable, Codable {
     }
 
     public init(
-        connectMs: [Double], handshakeMs: [Double], attRequests: [Int], cpuS: Double, loopS: Double,
-        writeMs: [Double], stream: Stream, mtu: Int
+        connectMs: [Double], handshakeMs: [Double], attRequests: [Int], cpuS: Double, harnessCpuS: Double? = nil,
+        loopS: Double, writeMs: [Double], stream: Stream, mtu: Int
     ) {
         self.connectMs = connectMs
         self.handshakeMs = handshakeMs
         self.attRequests = attRequests
         self.cpuS = cpuS
+        self.harnessCpuS = harnessCpuS
         self.loopS = loopS
         self.writeMs = writeMs
         self.stream = stream

@@ -17,7 +17,9 @@ import Radios
 ///    sequence numbers that never came.
 ///
 /// blerig's central runs in this process (``BlerigCentralBenchmark``), so its CPU time is this process's
-/// (getrusage); Bumble's runs as `bench_central.py` in a child process and reports `time.process_time()`.
+/// (getrusage) less what this process spent reading rootcanal's and the peripheral's output meanwhile
+/// (``SupervisedProcess/outputReadingCPU``); Bumble's runs as `bench_central.py` in a child process and reports
+/// `time.process_time()`.
 public struct HCIBenchmark: Sendable {
     public struct Options: Sendable {
         public var handshakes = 50

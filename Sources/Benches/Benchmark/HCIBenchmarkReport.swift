@@ -112,9 +112,16 @@ public struct HCIBenchmarkReport: Sendable, Hashable, Encodable {
         var lines = [render(header), widths.map { String(repeating: "-", count: $0) }.joined(separator: "-|-")]
         lines += body.map(render)
         func stream(_ name: String, _ m: CentralMeasurement) -> String {
-            "\(name): \(m.stream.values) values of \(m.stream.size) bytes in \(String(format: "%.3f", m.stream.seconds)) s, "
+            var line =
+                "\(name): \(m.stream.values) values of \(m.stream.size) bytes in \(String(format: "%.3f", m.stream.seconds)) s, "
                 + "\(m.stream.gaps) sequence gap(s); handshake loop \(String(format: "%.2f", m.loopS)) s wall, "
                 + "\(String(format: "%.1f", m.cpuS * 1000)) ms CPU"
+            if let harness = m.harnessCpuS {
+                line +=
+                    " (its process used \(String(format: "%.1f", (m.cpuS + harness) * 1000)) ms: the other "
+                    + "\(String(format: "%.1f", harness * 1000)) ms read rootcanal's and the peripheral's output)"
+            }
+            return line
         }
         lines.append("")
         lines.append(
@@ -125,7 +132,8 @@ public struct HCIBenchmarkReport: Sendable, Hashable, Encodable {
         lines.append(
             "versions: " + versions.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
         lines.append(
-            "p50/p95 are nearest-rank percentiles; CPU is the central's whole process over the handshake loop.")
+            "p50/p95 are nearest-rank percentiles; CPU is the central's process over the handshake loop, less the "
+                + "benchmark's own reading of rootcanal's and the peripheral's output in blerig's process.")
         return lines
     }
 

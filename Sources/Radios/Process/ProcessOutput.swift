@@ -15,7 +15,10 @@ public final class ProcessOutput: Sendable {
     private struct State {
         var head: [String] = []
         var headBytes = 0
+        /// The most recent lines are `tail[tailFirst...]`; the ones before `tailFirst` were dropped and are cleared
+        /// in batches, so dropping a line costs no shift of the rest.
         var tail: [String] = []
+        var tailFirst = 0
         var tailStart = 0
         var tailBytes = 0
         var count = 0
@@ -64,7 +67,8 @@ public final class ProcessOutput: Sendable {
             var result: [String] = []
             if index < state.head.count { result += state.head[max(0, index)...] }
             let fromTail = max(index, state.tailStart) - state.tailStart
-            if fromTail < state.tail.count { result += state.tail[fromTail...] }
+            let kept = state.tail[state.tailFirst...]
+            if fromTail < kept.count { result += kept.dropFirst(fromTail) }
             return (result, state.count)
         }
     }
@@ -76,7 +80,7 @@ public final class ProcessOutput: Sendable {
             var lines = state.head
             let dropped = state.tailStart - state.head.count
             if dropped > 0 { lines.append("[… \(dropped) lines not kept …]") }
-            lines += state.tail
+            lines += state.tail[state.tailFirst...]
             if !state.partial.isEmpty { lines.append(String(decoding: state.partial, as: UTF8.self)) }
             if let fileError = state.fileError { lines.append("[\(fileError)]") }
             return lines.joined(separator: "\n")
@@ -86,28 +90,43 @@ public final class ProcessOutput: Sendable {
     /// The last `count` lines (the unfinished one included), for quoting in an error.
     public func excerpt(lastLines count: Int = 20) -> String {
         state.withLock { state in
-            var lines = Array((state.head + state.tail).suffix(count))
+            var lines = Array((state.head + state.tail[state.tailFirst...]).suffix(count))
             if !state.partial.isEmpty { lines.append(String(decoding: state.partial, as: UTF8.self)) }
             return lines.suffix(count).joined(separator: "\n")
         }
     }
 
-    /// Takes bytes as the process wrote them. Called by the reader thread only.
+    /// Takes bytes as the process wrote them, a line at a time rather than a byte at a time. Called by the reader
+    /// thread only.
     func append(_ bytes: UnsafeRawBufferPointer) {
         if let file { writeToFile(file, bytes) }
         state.withLock { state in
-            for byte in bytes {
-                if byte == UInt8(ascii: "\n") {
-                    add(&state, String(decoding: state.partial, as: UTF8.self))
-                    state.partial.removeAll(keepingCapacity: true)
-                } else if state.partial.count < maximumLineLength {
-                    state.partial.append(byte)
-                } else if state.partial.count == maximumLineLength {
-                    state.partial += Array(" [line cut]".utf8)
-                }
+            var rest = bytes[...]
+            while !rest.isEmpty {
+                let newline = rest.firstIndex(of: UInt8(ascii: "\n"))
+                extend(&state.partial, with: rest[..<(newline ?? rest.endIndex)])
+                guard let newline else { break }
+                add(&state, String(decoding: state.partial, as: UTF8.self))
+                state.partial.removeAll(keepingCapacity: true)
+                rest = rest[(newline + 1)...]
             }
         }
     }
+
+    /// Adds a piece of a line to `partial`, up to ``maximumLineLength`` bytes; a line that would grow beyond that
+    /// gets a marker instead, once.
+    private func extend(_ partial: inout [UInt8], with piece: Slice<UnsafeRawBufferPointer>) {
+        guard !piece.isEmpty else { return }
+        if partial.count < maximumLineLength {
+            let room = maximumLineLength - partial.count
+            partial.append(contentsOf: piece.prefix(room))
+            if piece.count > room { partial += Self.cutMarker }
+        } else if partial.count == maximumLineLength {
+            partial += Self.cutMarker
+        }
+    }
+
+    private static let cutMarker = Array(" [line cut]".utf8)
 
     /// The stream ended. Called by the reader thread only.
     func finish() {
@@ -129,9 +148,15 @@ public final class ProcessOutput: Sendable {
         }
         state.tail.append(line)
         state.tailBytes += line.utf8.count + 1
-        while state.tailBytes > tailLimit, state.tail.count > 1 {
-            state.tailBytes -= state.tail.removeFirst().utf8.count + 1
+        while state.tailBytes > tailLimit, state.tail.count - state.tailFirst > 1 {
+            state.tailBytes -= state.tail[state.tailFirst].utf8.count + 1
+            state.tail[state.tailFirst] = ""
+            state.tailFirst += 1
             state.tailStart += 1
+        }
+        if state.tailFirst >= 64, state.tailFirst * 2 >= state.tail.count {
+            state.tail.removeFirst(state.tailFirst)
+            state.tailFirst = 0
         }
     }
 

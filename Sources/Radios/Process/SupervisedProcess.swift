@@ -207,27 +207,49 @@ public final class SupervisedProcess: Sendable {
     /// line: rootcanal writes about 40 lines per connection handshake and 20 per notification it carries.
     public static let readBatchDelay: Duration = .milliseconds(10)
 
+    /// The CPU time this process has spent reading its supervised children's output, all children together, so
+    /// far: work a measurement of this process's own CPU may want to leave out (a benchmark that runs rootcanal
+    /// beside the code it measures). Each reader thread adds its own CPU time after every batch.
+    public static var outputReadingCPU: Duration { .nanoseconds(outputReadingNanoseconds.load(ordering: .relaxed)) }
+
+    private static let outputReadingNanoseconds = Atomic<Int64>(0)
+
     /// Reads `fd` until end-of-file on a thread of its own, into `output`, in batches (see ``readBatchDelay``; a
     /// read that fills the buffer is followed by the next at once); closes `fd` at the end.
     private static func read(_ fd: Int32, into output: ProcessOutput, name: String) {
         let thread = Thread {
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 1)
+            var counted: Int64 = 0
+            func account() {
+                let used = threadCPUNanoseconds()
+                outputReadingNanoseconds.add(used - counted, ordering: .relaxed)
+                counted = used
+            }
             defer {
                 buffer.deallocate()
                 close(fd)
                 output.finish()
+                account()
             }
             while true {
                 let count = Glibc.read(fd, buffer.baseAddress, buffer.count)
                 if count < 0, errno == EINTR { continue }
                 guard count > 0 else { return }
                 output.append(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+                account()
                 if count < buffer.count { pause(readBatchDelay) }
             }
         }
         thread.name = "blerig \(name)"
         thread.start()
     }
+}
+
+/// The calling thread's CPU time so far (CLOCK_THREAD_CPUTIME_ID), in nanoseconds.
+private func threadCPUNanoseconds() -> Int64 {
+    var time = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+    return Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
 }
 
 /// Sleeps the calling thread for `duration` (nanosleep; a signal cuts it short, which only makes the batch smaller).

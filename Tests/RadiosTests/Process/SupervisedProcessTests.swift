@@ -15,6 +15,20 @@ import Testing
         #expect(process.stderr.lines(from: 0).lines == ["err"])
     }
 
+    @Test("the CPU time spent reading a child's output is counted in outputReadingCPU")
+    func outputReadingIsCounted() async throws {
+        let before = SupervisedProcess.outputReadingCPU
+        let process = try SupervisedProcess.start(
+            "/bin/sh", ["-c", "i=0; while [ $i -lt 2000 ]; do echo line $i; i=$((i + 1)); done"],
+            stdout: try ProcessOutput())
+        #expect(await process.waitForExit(timeout: .seconds(10)) == .exited(0))
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: .seconds(5))
+        while !process.stdout.isFinished, clock.now < deadline { try await clock.sleep(for: .milliseconds(10)) }
+        #expect(process.stdout.lineCount == 2000)
+        #expect(SupervisedProcess.outputReadingCPU > before)
+    }
+
     @Test("a command ended by a signal reports the signal")
     func signalled() async throws {
         let process = try SupervisedProcess.start("/bin/sh", ["-c", "kill -USR2 $$"], stdout: try ProcessOutput())
