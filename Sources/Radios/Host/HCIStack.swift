@@ -201,7 +201,7 @@ public final class HCIStack: Sendable {
 
     private func record(
         _ packet: HCI.H4Packet, _ direction: HCI.Direction, _ state: inout State, at now: RigInstant,
-        peer known: DeviceAddress? = nil
+        peer known: DeviceAddress?? = nil
     ) {
         guard let sink = state.capture else { return }
         sink.record(
@@ -252,7 +252,8 @@ public final class HCIStack: Sendable {
             // A disconnection's peer is known only before the host forgets the link.
             let peer = state.capture == nil ? nil : Self.peer(of: packet, state.host.links)
             let actions = state.host.receive(packet, at: now)
-            record(packet, .controllerToHost, &state, at: now, peer: peer)
+            // Already looked up: an advertising report with no peer is not decoded a second time.
+            record(packet, .controllerToHost, &state, at: now, peer: .some(peer))
             return perform(actions, &state, at: now)
         }
         deliver(events)
