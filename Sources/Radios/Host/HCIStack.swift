@@ -3,13 +3,18 @@ import BenchCore
 import Synchronization
 
 /// blerig's HCI host on a live transport: the thin shell around the sans-I/O ``HCIHost``. Packets from the
-/// controller are handled on the transport's reader thread under one lock; packets to the controller are written
+/// controller are handled on the transport's reader thread under one lock (and tasks that prefer ``executor`` run
+/// there next, when a packet made them runnable); packets to the controller are written
 /// under the same lock, so every ACL fragment and command leaves in the order the host produced it. What the host
 /// reports is delivered after the lock is released: to the scans, the connection attempts and the links of the
 /// ``Central`` side, and to the peripheral side's handlers.
 public final class HCIStack: Sendable {
     public let transport: any HCITransport
     public let clock: any RigClock
+    /// Runs the tasks that prefer it on the transport's reader thread when a packet makes them runnable (see
+    /// ``HCIStackExecutor``): `withTaskExecutorPreference(stack.executor) { … }` around a central's work saves a
+    /// thread hop per response.
+    public let executor = HCIStackExecutor()
     let state: Mutex<State>
 
     struct State: ~Copyable {
@@ -239,18 +244,20 @@ public final class HCIStack: Sendable {
     }
 
     func receive(_ packet: HCI.H4Packet) {
-        let now = clock.now
-        let events = state.withLock { state -> [HCIHost.Event] in
-            guard !state.closed else { return [] }
-            state.counters.packetsIn += 1
-            if packet.type == .aclData { state.counters.aclBytesIn += max(0, packet.body.count - 4) }
-            // A disconnection's peer is known only before the host forgets the link.
-            let peer = state.capture == nil ? nil : Self.peer(of: packet, state.host.links)
-            let actions = state.host.receive(packet, at: now)
-            record(packet, .controllerToHost, &state, at: now, peer: peer)
-            return perform(actions, &state, at: now)
+        executor.delivering {
+            let now = clock.now
+            let events = state.withLock { state -> [HCIHost.Event] in
+                guard !state.closed else { return [] }
+                state.counters.packetsIn += 1
+                if packet.type == .aclData { state.counters.aclBytesIn += max(0, packet.body.count - 4) }
+                // A disconnection's peer is known only before the host forgets the link.
+                let peer = state.capture == nil ? nil : Self.peer(of: packet, state.host.links)
+                let actions = state.host.receive(packet, at: now)
+                record(packet, .controllerToHost, &state, at: now, peer: peer)
+                return perform(actions, &state, at: now)
+            }
+            deliver(events)
         }
-        deliver(events)
     }
 
     func transportClosed(_ error: HCITransportError?) {
