@@ -79,7 +79,8 @@ extension HCI {
             HCIErrorCode, handle: UInt16, interval: UInt16, latency: UInt16, supervisionTimeout: UInt16)
         /// The peer asked for new parameters through the link layer; the host must reply (§7.7.65.6).
         case leRemoteConnectionParameterRequest(handle: UInt16, ConnectionParameters)
-        case leDataLengthChange(handle: UInt16, maxTxOctets: UInt16, maxTxTime: UInt16, maxRxOctets: UInt16, maxRxTime: UInt16)
+        case leDataLengthChange(
+            handle: UInt16, maxTxOctets: UInt16, maxTxTime: UInt16, maxRxOctets: UInt16, maxRxTime: UInt16)
         case lePHYUpdateComplete(HCIErrorCode, handle: UInt16, tx: UInt8, rx: UInt8)
         case other(EventPacket)
 
@@ -88,7 +89,7 @@ extension HCI {
 
         /// Decodes an event packet. Known events with malformed parameters throw; unknown ones become ``other(_:)``.
         public init(decoding packet: EventPacket) throws(DecodingError) {
-            var r = ByteReader(packet.parameters, context: "HCI event \(packet.code)")
+            var r = ByteReader(packet.parameters, context: packet.code.decodingContext)
             switch packet.code {
             case .commandComplete:
                 let count = try r.readUInt8("Num_HCI_Command_Packets")
@@ -98,7 +99,8 @@ extension HCI {
             case .commandStatus:
                 let status = HCIErrorCode(rawValue: try r.readUInt8("status"))
                 let count = try r.readUInt8("Num_HCI_Command_Packets")
-                self = .commandStatus(status, numberOfCommands: count, opcode: Opcode(rawValue: try r.readUInt16("command opcode")))
+                self = .commandStatus(
+                    status, numberOfCommands: count, opcode: Opcode(rawValue: try r.readUInt16("command opcode")))
             case .disconnectionComplete:
                 self = .disconnectionComplete(try DisconnectionComplete(event: packet))
                 return
@@ -128,7 +130,8 @@ extension HCI {
                 case .connectionUpdateComplete:
                     self = .leConnectionUpdateComplete(
                         HCIErrorCode(rawValue: try r.readUInt8("status")), handle: try r.readUInt16("handle") & 0x0FFF,
-                        interval: try r.readUInt16("connection interval"), latency: try r.readUInt16("peripheral latency"),
+                        interval: try r.readUInt16("connection interval"),
+                        latency: try r.readUInt16("peripheral latency"),
                         supervisionTimeout: try r.readUInt16("supervision timeout"))
                 case .remoteConnectionParameterRequest:
                     let handle = try r.readUInt16("handle") & 0x0FFF
@@ -170,8 +173,10 @@ extension HCI {
             var reports: [AdvertisingReport] = []
             for i in 0..<count {
                 let rssi = try r.readInt8("RSSI")
-                let address = try DeviceAddress(littleEndian: addresses[i], kind: kinds[i] & 0x01 == 0 ? .public : .random)
-                reports.append(AdvertisingReport(legacyEventType: types[i], address: address, data: data[i], rssi: rssi))
+                let address = try DeviceAddress(
+                    littleEndian: addresses[i], kind: kinds[i] & 0x01 == 0 ? .public : .random)
+                reports.append(
+                    AdvertisingReport(legacyEventType: types[i], address: address, data: data[i], rssi: rssi))
             }
             return reports
         }
@@ -182,7 +187,8 @@ extension HCI {
             for _ in 0..<count {
                 let type = try r.readUInt16("event type")
                 let kind = try r.readUInt8("address type")
-                let address = try DeviceAddress(littleEndian: r.readBytes(6, "address"), kind: kind & 0x01 == 0 ? .public : .random)
+                let address = try DeviceAddress(
+                    littleEndian: r.readBytes(6, "address"), kind: kind & 0x01 == 0 ? .public : .random)
                 _ = try r.readUInt8("primary PHY")
                 _ = try r.readUInt8("secondary PHY")
                 _ = try r.readUInt8("advertising SID")
@@ -226,7 +232,8 @@ extension HCI {
                 }
                 return EventPacket(code: .numberOfCompletedPackets, parameters: w.bytes)
             case let .hardwareError(code): return EventPacket(code: .hardwareError, parameters: [code])
-            case let .dataBufferOverflow(linkType): return EventPacket(code: .dataBufferOverflow, parameters: [linkType])
+            case let .dataBufferOverflow(linkType):
+                return EventPacket(code: .dataBufferOverflow, parameters: [linkType])
             case let .leConnectionComplete(event): return event.event
             case let .leAdvertisingReport(reports):
                 w.write(LESubevent.advertisingReport.rawValue)
