@@ -126,7 +126,8 @@ public struct HCIBenchmarkReport: Sendable, Hashable, Encodable {
         lines.append("")
         lines.append(
             "\(handshakes) handshakes and \(blerig.writeMs.count) writes per central, ATT MTU \(blerig.mtu) (blerig) / "
-                + "\(bumble.mtu) (Bumble); rootcanal tick \(Self.format(tickMilliseconds)) ms")
+                + "\(bumble.mtu) (Bumble); rootcanal tick \(Self.format(tickMilliseconds)) ms, as rootcanal confirmed it"
+        )
         lines.append(stream("blerig", blerig))
         lines.append(stream("Bumble", bumble))
         lines.append(
