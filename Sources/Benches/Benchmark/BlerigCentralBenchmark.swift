@@ -37,7 +37,10 @@ struct BlerigCentralBenchmark {
             throw BenchmarkError("blerig's central could not open a controller at \(hci): \(error)")
         }
         do {
-            let measurement = try await measure(HCICentral(stack: stack))
+            // As Bumble's central runs in its event loop, blerig's runs on its stack's reader thread: a response
+            // resumes the waiting procedure right there, with no hop to another thread.
+            let central = HCICentral(stack: stack)
+            let measurement = try await withTaskExecutorPreference(central.executor) { try await measure(central) }
             await stack.shutdown()
             return measurement
         } catch {
@@ -83,7 +86,8 @@ struct BlerigCentralBenchmark {
             throw BenchmarkError("blerig's central: a write to echo failed: \(error)")
         }
         let mtu = Int(session.connection.mtu)
-        let stream = try await measureStream(session, command: command, size: mtu - 3, clock)
+        let stream = try await measureStream(
+            session, command: command, size: mtu - 3, executor: central.executor, clock)
         await session.connection.disconnect()
         return CentralMeasurement(
             connectMs: connects, handshakeMs: handshakes, attRequests: requests, cpuS: (cpu - harness).seconds,
@@ -140,11 +144,13 @@ struct BlerigCentralBenchmark {
 
     /// Asks for a STREAM and counts its values until the end-of-stream one, as `bench_central.py` does.
     private func measureStream(
-        _ session: Session, command: GATT.Characteristic, size: Int, _ clock: ContinuousClock
+        _ session: Session, command: GATT.Characteristic, size: Int, executor: HCIStackExecutor,
+        _ clock: ContinuousClock
     ) async throws -> CentralMeasurement.Stream {
         let milliseconds = UInt16(clamping: Int(options.streamDuration.milliseconds))
         let request = [Self.streamOpcode] + le(milliseconds) + le(UInt16(size))
-        let consumer = Task { () -> (values: Int, bytes: Int, gaps: Int, ended: ContinuousClock.Instant?) in
+        let consumer = Task(executorPreference: executor) {
+            () -> (values: Int, bytes: Int, gaps: Int, ended: ContinuousClock.Instant?) in
             var values = 0
             var bytes = 0
             var gaps = 0

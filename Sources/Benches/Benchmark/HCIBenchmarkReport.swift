@@ -126,7 +126,8 @@ public struct HCIBenchmarkReport: Sendable, Hashable, Encodable {
         lines.append("")
         lines.append(
             "\(handshakes) handshakes and \(blerig.writeMs.count) writes per central, ATT MTU \(blerig.mtu) (blerig) / "
-                + "\(bumble.mtu) (Bumble); rootcanal tick \(Self.format(tickMilliseconds)) ms")
+                + "\(bumble.mtu) (Bumble); rootcanal tick \(Self.format(tickMilliseconds)) ms, as rootcanal confirmed it"
+        )
         lines.append(stream("blerig", blerig))
         lines.append(stream("Bumble", bumble))
         lines.append(
@@ -134,6 +135,9 @@ public struct HCIBenchmarkReport: Sendable, Hashable, Encodable {
         lines.append(
             "p50/p95 are nearest-rank percentiles; CPU is the central's process over the handshake loop, less the "
                 + "benchmark's own reading of rootcanal's and the peripheral's output in blerig's process.")
+        lines.append(
+            "rootcanal delivers on its tick: a round trip is two ticks for any host that answers within one, so the "
+                + "write RTT mostly measures rootcanal's tick in each central's turn.")
         return lines
     }
 
@@ -157,9 +161,11 @@ public struct HCIBenchmarkReport: Sendable, Hashable, Encodable {
         try container.encode(bumble, forKey: .bumble)
     }
 
-    /// Whole numbers as they are, else two decimals below 100 and one from 100 up.
+    /// Whole numbers as they are, else three decimals below 10 (a write round trip is two rootcanal ticks, 2 ms,
+    /// for any host: what differs is in the microseconds), two below 100 and one from 100 up.
     static func format(_ value: Double) -> String {
         if value == value.rounded(), abs(value) < 1e9 { return String(Int(value)) }
-        return String(format: abs(value) >= 100 ? "%.1f" : "%.2f", value)
+        let decimals = abs(value) < 10 ? 3 : abs(value) < 100 ? 2 : 1
+        return String(format: "%.\(decimals)f", value)
     }
 }

@@ -8,6 +8,9 @@ public final class HCICentral: Central {
     /// The parameters asked for in LE Create Connection.
     public let connectionParameters: HCI.ConnectionParameters
     public var clock: any RigClock { stack.clock }
+    /// The stack's executor: the central's work costs no thread hop per response when it runs with
+    /// `withTaskExecutorPreference(central.executor)` (see ``HCIStackExecutor``).
+    public var executor: HCIStackExecutor { stack.executor }
 
     public init(
         stack: HCIStack,

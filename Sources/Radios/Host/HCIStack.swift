@@ -3,19 +3,27 @@ import BenchCore
 import Synchronization
 
 /// blerig's HCI host on a live transport: the thin shell around the sans-I/O ``HCIHost``. Packets from the
-/// controller are handled on the transport's reader thread under one lock; packets to the controller are written
+/// controller are handled on the transport's reader thread under one lock (and tasks that prefer ``executor`` run
+/// there next, when a packet made them runnable); packets to the controller are written
 /// under the same lock, so every ACL fragment and command leaves in the order the host produced it. What the host
 /// reports is delivered after the lock is released: to the scans, the connection attempts and the links of the
 /// ``Central`` side, and to the peripheral side's handlers.
 public final class HCIStack: Sendable {
     public let transport: any HCITransport
     public let clock: any RigClock
+    /// Runs the tasks that prefer it on the transport's reader thread when a packet makes them runnable (see
+    /// ``HCIStackExecutor``): `withTaskExecutorPreference(stack.executor) { … }` around a central's work saves a
+    /// thread hop per response.
+    public let executor = HCIStackExecutor()
     let state: Mutex<State>
 
     struct State: ~Copyable {
         var host: HCIHost
         var closed = false
         var failure: String?
+        /// The failure came from a write, not from the transport closing: the reader's reason, which usually says
+        /// more (the controller vanished, not just "closed"), replaces it when it arrives.
+        var failureFromWrite = false
         var readyWaiters: [CheckedContinuation<Result<HCIHost.ControllerInfo, HCIStackError>, Never>] = []
         var scans: [Int: Scan] = [:]
         var reportCache: [DeviceAddress: (data: [UInt8], scanResponse: [UInt8])] = [:]
@@ -189,9 +197,10 @@ public final class HCIStack: Sendable {
                 record(packet, .hostToController, &state, at: now)
                 state.counters.packetsOut += 1
                 if packet.type == .aclData { state.counters.aclBytesOut += packet.body.count - 4 }
-                do { try transport.send(packet) } catch {
-                    state.failure = state.failure ?? "writing to \(transport) failed: \(error)"
-                }
+                do { try transport.send(packet) } catch  where state.failure == nil {
+                    state.failure = "writing to \(transport) failed: \(error)"
+                    state.failureFromWrite = true
+                } catch {}
             case let .event(event):
                 events.append(event)
             }
@@ -244,19 +253,21 @@ public final class HCIStack: Sendable {
     }
 
     func receive(_ packet: HCI.H4Packet) {
-        let now = clock.now
-        let events = state.withLock { state -> [HCIHost.Event] in
-            guard !state.closed else { return [] }
-            state.counters.packetsIn += 1
-            if packet.type == .aclData { state.counters.aclBytesIn += max(0, packet.body.count - 4) }
-            // A disconnection's peer is known only before the host forgets the link.
-            let peer = state.capture == nil ? nil : Self.peer(of: packet, state.host.links)
-            let actions = state.host.receive(packet, at: now)
-            // Already looked up: an advertising report with no peer is not decoded a second time.
-            record(packet, .controllerToHost, &state, at: now, peer: .some(peer))
-            return perform(actions, &state, at: now)
+        executor.delivering {
+            let now = clock.now
+            let events = state.withLock { state -> [HCIHost.Event] in
+                guard !state.closed else { return [] }
+                state.counters.packetsIn += 1
+                if packet.type == .aclData { state.counters.aclBytesIn += max(0, packet.body.count - 4) }
+                // A disconnection's peer is known only before the host forgets the link.
+                let peer = state.capture == nil ? nil : Self.peer(of: packet, state.host.links)
+                let actions = state.host.receive(packet, at: now)
+                // Already looked up: an advertising report with no peer is not decoded a second time.
+                record(packet, .controllerToHost, &state, at: now, peer: .some(peer))
+                return perform(actions, &state, at: now)
+            }
+            deliver(events)
         }
-        deliver(events)
     }
 
     func transportClosed(_ error: HCITransportError?) {
@@ -268,7 +279,10 @@ public final class HCIStack: Sendable {
         let (links, scans, attempts, waiters, sendWaiters) = state.withLock { state in
             let wasClosed = state.closed
             state.closed = true
-            if state.failure == nil && !wasClosed { state.failure = why }
+            if (state.failure == nil || state.failureFromWrite) && !wasClosed {
+                state.failure = why
+                state.failureFromWrite = false
+            }
             defer {
                 state.links = [:]
                 state.scans = [:]

@@ -89,7 +89,7 @@ extension HCI {
 
         /// Decodes an event packet. Known events with malformed parameters throw; unknown ones become ``other(_:)``.
         public init(decoding packet: EventPacket) throws(DecodingError) {
-            var r = ByteReader(packet.parameters, context: "HCI event \(packet.code)")
+            var r = ByteReader(packet.parameters, context: packet.code.decodingContext)
             switch packet.code {
             case .commandComplete:
                 let count = try r.readUInt8("Num_HCI_Command_Packets")

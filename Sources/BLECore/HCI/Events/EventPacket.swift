@@ -69,6 +69,16 @@ extension HCI {
             let hex = String(rawValue, radix: 16, uppercase: true)
             return "0x\(hex.count < 2 ? "0" : "")\(hex) (\(name))"
         }
+
+        /// `HCI event 0x3E (LE Meta)`, what decoding errors of the event's parameters say they were decoding: made
+        /// once for each code blerig knows, as every event from the controller is decoded.
+        var decodingContext: String { Self.decodingContexts[rawValue] ?? "HCI event \(self)" }
+
+        private static let decodingContexts: [UInt8: String] = Dictionary(
+            uniqueKeysWithValues: [
+                Self.disconnectionComplete, .encryptionChange, .commandComplete, .commandStatus, .hardwareError,
+                .numberOfCompletedPackets, .dataBufferOverflow, .leMeta,
+            ].map { ($0.rawValue, "HCI event \($0)") })
     }
 
     /// An LE Meta event's subevent code (Core 5.4 Vol 4 Part E §7.7.65).
