@@ -140,3 +140,89 @@ struct GATTCacheFarmTests {
         #expect(outcome.4.invalidations == 1)
     }
 }
+
+extension GATTCacheFarmTests {
+    /// A link to a server that does not take Write Commands on one CCCD: each one is undone at once (in ATT order,
+    /// so the server ends with the CCCD cleared), as a stack that ignores commands on descriptors would leave it.
+    final class IgnoresCCCDCommands: GATTConnection {
+        let inner: any GATTConnection
+        let ignored: UInt16
+
+        init(_ inner: any GATTConnection, ignoring cccd: UInt16) {
+            self.inner = inner
+            ignored = cccd
+        }
+
+        var peer: DeviceAddress { inner.peer }
+        var mtu: UInt16 { get async { await inner.mtu } }
+        func exchangeMTU(preferred: UInt16) async throws(GATTError) -> UInt16 {
+            try await inner.exchangeMTU(preferred: preferred)
+        }
+        func discoverPrimaryServices(_ uuid: BluetoothUUID?) async throws(GATTError) -> [GATT.Service] {
+            try await inner.discoverPrimaryServices(uuid)
+        }
+        func discoverCharacteristics(of service: GATT.Service) async throws(GATTError) -> [GATT.Characteristic] {
+            try await inner.discoverCharacteristics(of: service)
+        }
+        func discoverDescriptors(of characteristic: GATT.Characteristic) async throws(GATTError) -> [GATT.Descriptor] {
+            try await inner.discoverDescriptors(of: characteristic)
+        }
+        func read(_ handle: UInt16) async throws(GATTError) -> [UInt8] { try await inner.read(handle) }
+        func readMultiple(_ handles: [UInt16]) async throws(GATTError) -> [UInt8] {
+            try await inner.readMultiple(handles)
+        }
+        func readByType(
+            _ type: BluetoothUUID, in range: ClosedRange<UInt16>
+        ) async throws(GATTError) -> [GATT.HandleValue] { try await inner.readByType(type, in: range) }
+        func write(_ value: [UInt8], to handle: UInt16) async throws(GATTError) {
+            try await inner.write(value, to: handle)
+        }
+        func writeWithoutResponse(_ value: [UInt8], to handle: UInt16) async throws(GATTError) {
+            try await inner.writeWithoutResponse(value, to: handle)
+        }
+        func subscribe(
+            to characteristic: GATT.Characteristic, cccd: UInt16, indications: Bool
+        ) async throws(GATTError) -> AsyncStream<GATT.ValueEvent> {
+            try await inner.subscribe(to: characteristic, cccd: cccd, indications: indications)
+        }
+        func subscribeWithoutResponse(
+            to characteristic: GATT.Characteristic, cccd: UInt16, indications: Bool
+        ) async throws(GATTError) -> AsyncStream<GATT.ValueEvent> {
+            let stream = try await inner.subscribeWithoutResponse(
+                to: characteristic, cccd: cccd, indications: indications)
+            if cccd == ignored { try await inner.writeWithoutResponse([0, 0], to: cccd) }
+            return stream
+        }
+        func disconnect() async { await inner.disconnect() }
+        func disconnection() async -> HCIErrorCode { await inner.disconnection() }
+    }
+
+    @Test("a CCCD the board did not take from a Write Command is written again with a Write Request")
+    func ignoredCommandIsRewritten() async throws {
+        let (discovery, cccdValue, cccd) = try await Simulation.run(seed: 12, horizon: .seconds(600)) { sim in
+            let farm = Farm(sim: sim, link: Self.link)
+            let board = farm.addBoard(id: "esp-1", profile: .espPoint)
+            board.powerOn()
+            try await sim.clock.sleep(for: .seconds(1))
+            let cache = InMemoryGATTCache()
+            _ = try await Self.handshake(farm, board, cache: cache)
+            let hash = try #require(board.server?.database.hash)
+            let table = try #require(
+                cache.table(for: CachedBoard(address: board.address, profile: .espPoint), hash: hash))
+            let cccd = try #require(table.clientConfigurations[EspPoint.reading])
+            try await sim.clock.sleep(for: .milliseconds(250))
+            let central = farm.central()
+            let requested = sim.clock.now
+            let connection = try await central.connect(to: board.address, timeout: .seconds(5))
+            let wrapped = IgnoresCCCDCommands(connection, ignoring: cccd)
+            let result = try await Handshake.withSession(
+                connection: wrapped, requested: requested, linkUp: sim.clock.now, spec: .standard(.espPoint),
+                clock: sim.clock, cache: cache
+            ) { session in (session.timeline.discovery, try await connection.read(cccd)) }
+            await connection.disconnect()
+            return (result.0, result.1, cccd)
+        }
+        #expect(discovery == .cached)
+        #expect(cccdValue == [0x01, 0x00], "CCCD \(cccd) reads back subscribed")
+    }
+}

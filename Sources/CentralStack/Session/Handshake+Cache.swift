@@ -5,8 +5,9 @@ extension Handshake {
     /// The warm path, for a board whose Database Hash matched a cached table: no discovery. Every subscription's
     /// CCCD (Service Changed's included) is written with a Write Command, so they share connection events instead
     /// of costing a round trip each; one Read Multiple of those CCCDs then confirms, in ATT order, that the board
-    /// took every one of them, and a Write Request enables robust caching. A CCCD that reads back wrong fails the
-    /// handshake: subscriptions are never assumed.
+    /// took every one of them, and a Write Request enables robust caching. A CCCD that reads back wrong (a server
+    /// that ignores Write Commands on descriptors) is written again with a Write Request: subscriptions are never
+    /// assumed.
     static func readyFromCache(
         _ table: CachedTable, connection: any GATTConnection, spec: ProfileSpec, clock: any RigClock
     ) async throws(SessionError) -> Prepared {
@@ -37,14 +38,14 @@ extension Handshake {
             () async throws(GATTError) in
             try await connection.readMultiple(expected.map(\.handle))
         }
-        let wanted = expected.flatMap(\.value)
-        guard values == wanted else {
-            let refused = expected.enumerated().filter { index, entry in
-                Array(values.dropFirst(index * 2).prefix(2)) != entry.value
-            }.map { "\($0.element.what)" }
-            throw .protocolViolation(
-                "the board did not take the CCCD write(s) for \(refused.joined(separator: ", ")): read back "
-                    + "\(values.map { String($0, radix: 16) }), expected \(wanted.map { String($0, radix: 16) })")
+        let ignored = expected.enumerated().filter { index, entry in
+            Array(values.dropFirst(index * 2).prefix(2)) != entry.value
+        }.map(\.element)
+        for entry in ignored {
+            try await step("subscribing to \(entry.what) (the Write Command was not taken)") {
+                () async throws(GATTError) in
+                try await connection.write(entry.value, to: entry.handle)
+            }
         }
         try await enableRobustCaching(table.clientSupportedFeatures, connection: connection)
         return Prepared(
