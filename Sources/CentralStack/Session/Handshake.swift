@@ -6,7 +6,8 @@ import DeviceProfiles
 ///
 /// With a ``GATTCache`` the handshake also caches the board's table (Core 5.4 Vol 3 Part G §2.5.2): a board with
 /// a table in the cache has its Database Hash read first (Read By Type 0x2B2A, no discovery needed) and, when
-/// the hash matches, is made ready from the cached handles without discovery (`Handshake+Cache.swift`); any other
+/// the hash matches, is made ready from the cached handles without discovery (`Handshake+Cache.swift`: CCCDs are
+/// written again with Write Requests, or batched as Write Commands if asked); any other
 /// board is discovered (`Handshake+Discovery.swift`), and one with a Generic Attribute service and Database Hash
 /// is cached. Either way robust caching is enabled (Client Supported Features) and Service Changed subscribed,
 /// so a table change during the session (a Service Changed indication, or 0x12 Database Out Of Sync on any
@@ -16,7 +17,8 @@ public enum Handshake {
     /// `body` returns or throws, unless it is already down.
     public static func withSession<T: Sendable>(
         central: any Central, address: DeviceAddress, spec: ProfileSpec, connectTimeout: Duration,
-        cache: (any GATTCache)? = nil, _ body: (ProfileSession) async throws -> T
+        cache: (any GATTCache)? = nil, warmSubscriptions: WarmSubscriptions = .writeRequests,
+        _ body: (ProfileSession) async throws -> T
     ) async throws -> T {
         let clock = central.clock
         let requested = clock.now
@@ -28,7 +30,7 @@ public enum Handshake {
         do {
             let result = try await withSession(
                 connection: connection, requested: requested, linkUp: linkUp, spec: spec, clock: clock,
-                cache: cache, body)
+                cache: cache, warmSubscriptions: warmSubscriptions, body)
             await connection.disconnect()
             return result
         } catch {
@@ -40,10 +42,12 @@ public enum Handshake {
     /// Performs the handshake on an open connection and runs `body` with the session; the caller owns the link.
     public static func withSession<T: Sendable>(
         connection: any GATTConnection, requested: RigInstant, linkUp: RigInstant, spec: ProfileSpec,
-        clock: any RigClock, cache: (any GATTCache)? = nil, _ body: (ProfileSession) async throws -> T
+        clock: any RigClock, cache: (any GATTCache)? = nil, warmSubscriptions: WarmSubscriptions = .writeRequests,
+        _ body: (ProfileSession) async throws -> T
     ) async throws -> T {
         let (session, streams) = try await prepare(
-            connection: connection, requested: requested, linkUp: linkUp, spec: spec, clock: clock, cache: cache)
+            connection: connection, requested: requested, linkUp: linkUp, spec: spec, clock: clock, cache: cache,
+            warmSubscriptions: warmSubscriptions)
         let board = CachedBoard(address: connection.peer, profile: spec.profile)
         return try await withThrowingTaskGroup(of: Void.self) { group in
             for (inbox, stream) in streams {
@@ -71,7 +75,7 @@ public enum Handshake {
 
     private static func prepare(
         connection: any GATTConnection, requested: RigInstant, linkUp: RigInstant, spec: ProfileSpec,
-        clock: any RigClock, cache: (any GATTCache)?
+        clock: any RigClock, cache: (any GATTCache)?, warmSubscriptions: WarmSubscriptions
     ) async throws(SessionError) -> (ProfileSession, [(Inbox, AsyncStream<GATT.ValueEvent>)]) {
         let mtu = try await step("exchanging MTU") { () async throws(GATTError) in
             try await connection.exchangeMTU(preferred: spec.preferredMTU)
@@ -87,7 +91,8 @@ public enum Handshake {
             knownHash = found.first?.value
             if let hash = knownHash, let table = cache.table(for: board, hash: hash) {
                 do {
-                    prepared = try await readyFromCache(table, connection: connection, spec: spec, clock: clock)
+                    prepared = try await readyFromCache(
+                        table, connection: connection, spec: spec, clock: clock, subscriptions: warmSubscriptions)
                 } catch {
                     // The table changed between the hash read and now: forget it and discover.
                     guard error.isDatabaseOutOfSync else { throw error }
