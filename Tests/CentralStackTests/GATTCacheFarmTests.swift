@@ -233,3 +233,41 @@ extension GATTCacheFarmTests {
         #expect(cccdValue == [0x01, 0x00], "CCCD \(cccd) reads back subscribed")
     }
 }
+
+extension GATTCacheFarmTests {
+    @Test("a 0x12 Database Out Of Sync on a session's request invalidates the cache; the request after it is served")
+    func outOfSyncInvalidates() async throws {
+        let outcome = try await Simulation.run(seed: 13, horizon: .seconds(600)) { sim in
+            let farm = Farm(sim: sim, link: Self.link)
+            let board = farm.addBoard(id: "esp-1", profile: .espPoint)
+            board.powerOn()
+            try await sim.clock.sleep(for: .seconds(1))
+            let cache = InMemoryGATTCache()
+            let key = CachedBoard(address: board.address, profile: .espPoint)
+            _ = try await Self.handshake(farm, board, cache: cache)
+            try await sim.clock.sleep(for: .milliseconds(250))
+            return try await Self.handshake(farm, board, cache: cache) { session in
+                // Unsubscribe from Service Changed, so the change reaches this client only as robust caching's 0x12.
+                let serviceChanged = try #require(
+                    session.services.first { $0.uuid == GATT.GenericAttribute.service })
+                let cccd = try #require(
+                    try await session.connection.readByType(
+                        GATT.AttributeType.clientCharacteristicConfiguration, in: serviceChanged.handles
+                    ).first?.handle)
+                try await session.connection.write([0, 0], to: cccd)
+                board.type("gatt-test-service on")
+                try await sim.clock.sleep(for: .milliseconds(200))
+                #expect(cache.hasTable(for: key), "no Service Changed reached the client")
+                var refused: SessionError?
+                do throws(SessionError) { _ = try await session.read(StandardUUID.firmwareRevision) } catch {
+                    refused = error
+                }
+                #expect(refused?.isDatabaseOutOfSync == true, "\(String(describing: refused))")
+                #expect(!cache.hasTable(for: key), "the 0x12 invalidated the cached table")
+                #expect(try await session.read(StandardUUID.firmwareRevision) == Array("1.4.2".utf8))
+            }
+        }
+        #expect(outcome.timeline.discovery == .cached)
+        #expect(outcome.changes == 0)
+    }
+}
