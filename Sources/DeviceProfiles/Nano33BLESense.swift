@@ -27,26 +27,4 @@ public enum HeartRateMonitor {
         case redAlert
         case turnOff
     }
-
-    /// The central's alert policy: above 140 bpm raise the alert, below 125 clear it, write only on a change.
-    public struct AlertPolicy: Sendable, Hashable {
-        public var raiseAbove: Int = 140
-        public var clearBelow: Int = 125
-        public private(set) var current: Alert = .turnOff
-
-        public init(raiseAbove: Int = 140, clearBelow: Int = 125) {
-            self.raiseAbove = raiseAbove
-            self.clearBelow = clearBelow
-        }
-
-        /// Feeds one heart rate; returns the alert to write when the state changes, nil otherwise.
-        public mutating func observe(bpm: Int) -> Alert? {
-            switch current {
-            case .turnOff where bpm > raiseAbove: current = .redAlert
-            case .redAlert where bpm < clearBelow: current = .turnOff
-            default: return nil
-            }
-            return current
-        }
-    }
 }

@@ -82,6 +82,32 @@ struct GATTClientReadWriteTests {
             ])
     }
 
+    @Test("Read Using Characteristic UUID: one Read By Type Request; Attribute Not Found gives none; 0x12 fails")
+    func readByType() {
+        var h = Harness()
+        let hash = BluetoothUUID(0x2B2A)
+        let (id, started) = h.start(.readByType(hash, in: 0x0001...0xFFFF))
+        #expect(
+            started == [
+                .request(ATT.ReadByTypeRequest(startingHandle: 1, endingHandle: 0xFFFF, attributeType: hash))
+            ])
+        #expect(
+            h.receive(ATT.ReadByTypeResponse(entries: [.init(handle: 8, value: Self.bytes(16))])) == [
+                .done(id, .handleValues([GATT.HandleValue(handle: 8, value: Self.bytes(16))]))
+            ])
+        let (none, _) = h.start(.readByType(hash, in: 0x0001...0xFFFF))
+        let notFound = ATT.ErrorResponse(requestOpcode: .readByTypeRequest, handle: 1, error: .attributeNotFound)
+        #expect(h.receive(notFound) == [.done(none, .handleValues([]))])
+        let (outside, _) = h.start(.readByType(hash, in: 0x0010...0x0020))
+        let stray = h.receive(ATT.ReadByTypeResponse(entries: [.init(handle: 8, value: [1])]))
+        #expect(stray.first?.failure?.description.contains("outside the range") == true)
+        _ = outside
+        let (outOfSync, _) = h.start(.readByType(BluetoothUUID(0x2A19), in: 0x0001...0xFFFF))
+        let refused = h.receive(
+            ATT.ErrorResponse(requestOpcode: .readByTypeRequest, handle: 0, error: .databaseOutOfSync))
+        #expect(refused == [.failed(outOfSync, .att(.databaseOutOfSync, request: .readByTypeRequest, handle: 0))])
+    }
+
     @Test("A value up to ATT_MTU − 3 bytes is written with one Write Request")
     func shortWrite() {
         var h = Harness()

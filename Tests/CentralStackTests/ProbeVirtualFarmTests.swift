@@ -47,7 +47,8 @@ struct ProbeVirtualFarmTests {
         #expect(linksAfter == 0)
         #expect(
             report.table.services.map(\.uuid) == [
-                StandardUUID.deviceInformation, StandardUUID.battery, EspPoint.sensorService,
+                GATT.GenericAttribute.service, StandardUUID.deviceInformation, StandardUUID.battery,
+                EspPoint.sensorService,
                 EspPoint.commandService, EspPoint.otaService,
             ])
         #expect(
@@ -101,22 +102,24 @@ struct ProbeVirtualFarmTests {
             let report = try await Probe.run(
                 central: central, target: .address(board.address.value, kind: nil), timeout: .seconds(5)
             ) {
-                // Once the third value has been asked for. Called again for each phase of the probe, and
+                // Once the fifth value has been asked for (three of the Generic Attribute service, then the second
+                // of Device Information). Called again for each phase of the probe, and
                 // cancelled when a phase ends first: then it returns at once.
                 do {
-                    while log.count(.readRequest) < 3 { try await clock.sleep(for: .milliseconds(1)) }
+                    while log.count(.readRequest) < 5 { try await clock.sleep(for: .milliseconds(1)) }
                 } catch {}
             }
             return (report, central.linkCount)
         }
         #expect(report.table.stopped?.error == nil)
         #expect(report.table.stopped != nil)
-        // Device Information has four readable characteristics: the walk stopped in it with the third read in
-        // flight, abandoned; the two answered before are kept.
-        #expect(report.table.services.map(\.uuid) == [StandardUUID.deviceInformation])
-        #expect(report.table.stopped?.during == "reading characteristic \(StandardUUID.serialNumber)")
-        #expect(report.table.reads.count == 2)
-        #expect(log.count(.readRequest) == 3)
+        // The Generic Attribute service has three readable values (Client Supported Features, Database Hash,
+        // Service Changed's CCCD); Device Information four: the walk stopped in it with its second read in flight,
+        // abandoned; the four answered before are kept.
+        #expect(report.table.services.map(\.uuid) == [GATT.GenericAttribute.service, StandardUUID.deviceInformation])
+        #expect(report.table.stopped?.during == "reading characteristic \(StandardUUID.modelNumber)")
+        #expect(report.table.reads.count == 4)
+        #expect(log.count(.readRequest) == 5)
         #expect(report.disconnect == .localHostTerminated)
         #expect(linksAfter == 0)
     }

@@ -125,7 +125,7 @@ struct VirtualFarmSessionTests {
             ) { session in
                 let client = HeartRateClient(session: session)
                 #expect(try await client.bodySensorLocation() == .chest)
-                var policy = HeartRateMonitor.AlertPolicy()
+                var policy = AlertPolicy()
                 var rates: [UInt16] = []
                 var written: [HeartRateMonitor.Alert] = []
                 var energy = 0

@@ -14,7 +14,8 @@ struct DeviceProfilesTests {
 
     @Test("a Reading is 14 little-endian bytes in contract order")
     func readingLayout() throws {
-        let reading = EspPoint.Reading(sequence: 0x0102_0304, unixTime: 1_700_000_000, temperature: -1234, humidity: 4567, batteryMillivolts: 3700)
+        let reading = EspPoint.Reading(
+            sequence: 0x0102_0304, unixTime: 1_700_000_000, temperature: -1234, humidity: 4567, batteryMillivolts: 3700)
         let bytes = reading.encoded
         #expect(bytes == [0x04, 0x03, 0x02, 0x01, 0x00, 0xF1, 0x53, 0x65, 0x2E, 0xFB, 0xD7, 0x11, 0x74, 0x0E])
         #expect(try EspPoint.Reading(decoding: bytes) == reading)
@@ -24,7 +25,8 @@ struct DeviceProfilesTests {
 
     @Test("manufacturer data carries firmware and status flags")
     func manufacturerStatus() throws {
-        let status = EspPoint.ManufacturerStatus(firmware: FirmwareVersion(1, 4, 2), flags: [.backlogPresent, .pairingMode])
+        let status = EspPoint.ManufacturerStatus(
+            firmware: FirmwareVersion(1, 4, 2), flags: [.backlogPresent, .pairingMode])
         #expect(status.encoded == [1, 4, 2, 0, 0x03])
         #expect(try EspPoint.ManufacturerStatus(decoding: status.encoded) == status)
     }
@@ -57,9 +59,10 @@ struct DeviceProfilesTests {
     func logDataCapacity() throws {
         #expect(EspPoint.LogData.capacity(mtu: 247) == 17)
         #expect(EspPoint.LogData.capacity(mtu: 23) == 1)
-        let data = EspPoint.LogData(readings: (0..<17).map {
-            EspPoint.Reading(sequence: $0, unixTime: 0, temperature: 0, humidity: 0, batteryMillivolts: 0)
-        })
+        let data = EspPoint.LogData(
+            readings: (0..<17).map {
+                EspPoint.Reading(sequence: $0, unixTime: 0, temperature: 0, humidity: 0, batteryMillivolts: 0)
+            })
         #expect(data.encoded.count == 1 + 17 * 14)
         #expect(try EspPoint.LogData(decoding: data.encoded) == data)
         #expect(throws: DecodingError.self) { try EspPoint.LogData(decoding: [2] + data.readings[0].encoded) }
@@ -68,7 +71,10 @@ struct DeviceProfilesTests {
     @Test(
         "commands decode, and bad ones map to the status the board answers",
         arguments: [
-            ([0x01, 0x01] as [UInt8], Result<EspPoint.Command, EspPoint.CommandStatus.Code>.success(.setLED(on: true))),
+            (
+                [0x01, 0x01] as [UInt8],
+                Result<EspPoint.Command, EspPoint.CommandStatus.Code>.success(.setLED(on: true))
+            ),
             ([0x01, 0x02], .failure(.badArguments)),
             ([0x02, 0x00, 0x00, 0x00, 0x00], .failure(.badArguments)),
             ([0x02, 0x3C, 0x00, 0x00, 0x00], .success(.setInterval(seconds: 60))),
@@ -101,14 +107,6 @@ struct DeviceProfilesTests {
     @Test("unknown console lines are kept verbatim", arguments: ["garbage", "BOOT fw=x", "[12 I/x: y", ""])
     func consoleUnknown(line: String) {
         #expect(ConsoleLine(parsing: line) == .other(line))
-    }
-
-    @Test("the alert policy writes only on a change, with hysteresis")
-    func alertPolicy() {
-        var policy = HeartRateMonitor.AlertPolicy()
-        let rates = [120, 141, 150, 139, 126, 124, 130, 141]
-        let writes = rates.map { policy.observe(bpm: $0) }
-        #expect(writes == [nil, .redAlert, nil, nil, nil, .turnOff, nil, .redAlert])
     }
 
     @Test("advertised names use the last two address bytes")

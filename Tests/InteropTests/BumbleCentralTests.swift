@@ -77,19 +77,17 @@ extension Interop {
                 #expect(result.target.address == "E4:0A:C4:12:1A:2B")
                 #expect(result.mtu == 247)
 
-                // Every service and characteristic of the table, with the table's properties (GAP may come first).
-                withKnownIssue(
-                    Comment(
-                        rawValue: "device-profiles.md §1 puts the Generic Attribute service (Service Changed, Client "
-                            + "Supported Features, Database Hash) in the esp-point's table; blerig's GATT server does "
-                            + "not serve it yet")
-                ) {
-                    let gatt = result.services.first { $0.uuid == "1801" }
-                    #expect(gatt?.characteristics.map(\.uuid) == ["2a05", "2b29", "2b2a"])
-                    #expect(value(result, "2b2a")?.count == 16, "the Database Hash is an AES-CMAC")
-                }
-                let table = Self.table.filter { $0.service != "1801" }
-                let services = result.services.filter { $0.uuid != "1800" && $0.uuid != "1801" }
+                // Every service and characteristic of the table, with the table's properties (GAP may come first),
+                // the Generic Attribute service first of the contract's.
+                let gatt = result.services.first { $0.uuid == "1801" }
+                #expect(gatt?.characteristics.map(\.uuid) == ["2a05", "2b29", "2b2a"])
+                // The Database Hash the board serves is the one Bumble computes over the table it discovered.
+                let hash = try #require(value(result, "2b2a"))
+                #expect(hash.count == 16, "the Database Hash is an AES-CMAC")
+                #expect(hash.hexString == result.databaseHashBumble, "served vs Bumble's own computation")
+                #expect(value(result, "2b29") == [0], "no client features before the client writes them")
+                let table = Self.table
+                let services = result.services.filter { $0.uuid != "1800" }
                 #expect(services.map(\.uuid) == table.map(\.service))
                 for (service, expected) in zip(services, table) {
                     #expect(service.characteristics.map(\.uuid) == expected.characteristics.map(\.uuid))

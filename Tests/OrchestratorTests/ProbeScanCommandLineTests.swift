@@ -60,10 +60,11 @@ struct ProbeScanCommandLineTests {
         let services = try #require(document["services"] as? [[String: Any]])
         #expect(
             services.map { $0["name"] as? String } == [
-                "Device Information", "Battery", "esp-point Sensor", "esp-point Command", "esp-point OTA",
+                "Generic Attribute", "Device Information", "Battery", "esp-point Sensor", "esp-point Command",
+                "esp-point OTA",
             ])
         let characteristics = services.flatMap { $0["characteristics"] as? [[String: Any]] ?? [] }
-        #expect(characteristics.count == 13)
+        #expect(characteristics.count == 16)
         for characteristic in characteristics {
             let readable = (characteristic["properties"] as? [String])?.contains("read") == true
             #expect(readable == !(characteristic["value"] is NSNull), "\(characteristic)")
@@ -80,7 +81,7 @@ struct ProbeScanCommandLineTests {
         #expect(lines.first == "ESP-Point-969e  24:0A:C4:5F:96:9E (public)  RSSI -55 dBm  ATT_MTU 247")
         #expect(lines.contains("    value (5 bytes): 31 2E 34 2E 32  \"1.4.2\""))
         #expect(lines.contains("    value not read: no Read property"))
-        #expect(lines.last?.hasPrefix("5 services, 13 characteristics, 6 descriptors; 14 values read;") == true)
+        #expect(lines.last?.hasPrefix("6 services, 16 characteristics, 7 descriptors; 17 values read;") == true)
     }
 
     @Test("a device nobody advertises: exit 1 after --timeout, one line saying what was looked for")

@@ -84,13 +84,15 @@ private let brokenRigs: [BrokenRig] = [
         yaml(
             "rig: t", "radio: {kind: hci}", "boards: [{id: b1, profile: hrm, match: {name: H}}]",
             "suites: [discovery]"),
-        .missingKey, at: "2:8", "radio needs 'transport' (tcp:HOST:PORT, uart:/dev/PATH@BAUD[,flow=none] or hci-user:N)"),
+        .missingKey, at: "2:8", "radio needs 'transport' (tcp:HOST:PORT, uart:/dev/PATH@BAUD[,flow=none] or hci-user:N)"
+    ),
     BrokenRig(
         "hci transport without port",
         yaml(
             "rig: t", "radio: {kind: hci, transport: \"tcp:localhost\"}",
             "boards: [{id: b1, profile: hrm, match: {name: H}}]", "suites: [discovery]"),
-        .invalidValue, at: "2:31", "transport 'tcp:localhost' has no port; write tcp:HOST:PORT, e.g. tcp:127.0.0.1:6402"),
+        .invalidValue, at: "2:31", "transport 'tcp:localhost' has no port; write tcp:HOST:PORT, e.g. tcp:127.0.0.1:6402"
+    ),
     BrokenRig(
         "bluez radio with a transport",
         yaml(
@@ -352,8 +354,8 @@ private let brokenRigs: [BrokenRig] = [
         "suite nobody has",
         yaml("rig: t", "radio: virtual", "boards: [{id: b1, profile: hrm}]", "suites: [fuzzing]"),
         .unknownSuite, at: "4:10",
-        "unknown suite 'fuzzing' (expected discovery, handshake, commands, notifications, soak, sync, ota, restore "
-            + "or power)"),
+        "unknown suite 'fuzzing' (expected discovery, handshake, commands, notifications, soak, sync, ota, restore, "
+            + "power, alerts or pairing)"),
     BrokenRig(
         "suite options not a mapping",
         yaml("rig: t", "radio: virtual", "boards: [{id: b1, profile: hrm}]", "suites: [{handshake: 20}]"),

@@ -35,7 +35,8 @@ private let shippedRigs: [String] = {
         #expect(farm.link.advertisingIntervalMs == 100)
         #expect(farm.link.latency == 0)
         #expect(farm.faults.dropsPerHour == 0)
-        #expect(rig.suites.map(\.name) == ["discovery", "handshake", "commands", "notifications"])
+        #expect(
+            rig.suites.map(\.name) == ["discovery", "handshake", "commands", "notifications", "alerts", "pairing"])
 
         let esp = try #require(rig.board(id: "esp-01"))
         #expect(esp.virtual.address?.description == "24:0A:C4:12:1A:2B")
@@ -175,7 +176,10 @@ private let shippedRigs: [String] = {
         ("bluez", .bluez(adapter: "hci0")),
         ("{kind: bluez, adapter: hci1}", .bluez(adapter: "hci1")),
         ("{kind: hci, transport: \"tcp:127.0.0.1:6402\"}", .hci(.tcp(host: "127.0.0.1", port: 6402))),
-        ("{kind: hci, transport: \"uart:/dev/ttyUSB0@1000000\"}", .hci(.uart(path: "/dev/ttyUSB0", baud: 1_000_000, flowControl: .rtsCts))),
+        (
+            "{kind: hci, transport: \"uart:/dev/ttyUSB0@1000000\"}",
+            .hci(.uart(path: "/dev/ttyUSB0", baud: 1_000_000, flowControl: .rtsCts))
+        ),
         ("{kind: hci, transport: \"hci-user:0\"}", .hci(.hciUser(adapter: 0))),
     ])
     func everyRadioFormLoads(_ written: String, _ kind: RadioConfig.Kind) throws {

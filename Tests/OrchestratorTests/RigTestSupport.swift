@@ -7,7 +7,8 @@ import Testing
 enum RigTesting {
     /// The suites the loader is told about in these tests.
     static let knownSuites = [
-        "discovery", "handshake", "commands", "notifications", "soak", "sync", "ota", "restore", "power",
+        "discovery", "handshake", "commands", "notifications", "soak", "sync", "ota", "restore", "power", "alerts",
+        "pairing",
     ]
 
     /// Parses `yaml` as the file `rig.yaml`.

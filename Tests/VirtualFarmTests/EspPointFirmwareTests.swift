@@ -86,7 +86,8 @@ struct EspPointFirmwareTests {
                 #expect(session.mtu == 247)
                 #expect(
                     Set(session.services.map(\.uuid)) == [
-                        StandardUUID.deviceInformation, StandardUUID.battery, EspPoint.sensorService,
+                        GATT.GenericAttribute.service, StandardUUID.deviceInformation, StandardUUID.battery,
+                        EspPoint.sensorService,
                         EspPoint.commandService, EspPoint.otaService,
                     ])
                 let expected: [(BluetoothUUID, GATT.CharacteristicProperties)] = [

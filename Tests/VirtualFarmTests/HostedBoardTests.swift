@@ -176,7 +176,8 @@ struct HostedBoardTests {
             }
             #expect(
                 services == [
-                    StandardUUID.deviceInformation, StandardUUID.battery, EspPoint.sensorService,
+                    GATT.GenericAttribute.service, StandardUUID.deviceInformation, StandardUUID.battery,
+                    EspPoint.sensorService,
                     EspPoint.commandService, EspPoint.otaService,
                 ])
 

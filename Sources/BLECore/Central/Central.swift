@@ -35,6 +35,13 @@ public protocol GATTConnection: AnyObject, Sendable {
     /// Reads a value; a value longer than ATT_MTU − 1 is read to its end with Read Blob requests.
     func read(_ handle: UInt16) async throws(GATTError) -> [UInt8]
 
+    /// Read Multiple (Vol 3 Part G §4.8.4): the values of two or more handles concatenated, cut at ATT_MTU − 1.
+    func readMultiple(_ handles: [UInt16]) async throws(GATTError) -> [UInt8]
+
+    /// Read Using Characteristic UUID (Vol 3 Part G §4.8.2): the values of the characteristics of `type` in
+    /// `range` that one Read By Type Response holds, with their handles; none when the server has none.
+    func readByType(_ type: BluetoothUUID, in range: ClosedRange<UInt16>) async throws(GATTError) -> [GATT.HandleValue]
+
     /// Writes a value with a Write Request, or with Prepare/Execute Write when it exceeds ATT_MTU − 3.
     func write(_ value: [UInt8], to handle: UInt16) async throws(GATTError)
 
@@ -44,6 +51,14 @@ public protocol GATTConnection: AnyObject, Sendable {
     /// Writes the characteristic's Client Characteristic Configuration descriptor and returns the stream of
     /// values the server pushes on it. The stream finishes when the link goes down.
     func subscribe(
+        to characteristic: GATT.Characteristic, cccd: UInt16, indications: Bool
+    ) async throws(GATTError) -> AsyncStream<GATT.ValueEvent>
+
+    /// Like ``subscribe(to:cccd:indications:)``, but writes the CCCD with a Write Command: it returns once the
+    /// bearer took the command, without a round trip, so several subscriptions share one connection event. The
+    /// server's answer is unknown: a caller confirms with a request afterwards (ATT keeps the order), such as a
+    /// Read Multiple of the CCCDs.
+    func subscribeWithoutResponse(
         to characteristic: GATT.Characteristic, cccd: UInt16, indications: Bool
     ) async throws(GATTError) -> AsyncStream<GATT.ValueEvent>
 

@@ -9,14 +9,18 @@ public struct HeartRateClient: Sendable {
 
     /// Measurements received so far and not yet taken, decoded; undecodable ones are returned as errors so a
     /// misbehaving sensor is reported, not dropped.
-    public func takeMeasurements() throws(SessionError) -> [(measurement: Result<HeartRateMeasurement, DecodingError>, at: RigInstant)] {
+    public func takeMeasurements() throws(SessionError) -> [(
+        measurement: Result<HeartRateMeasurement, DecodingError>, at: RigInstant
+    )] {
         try session.inbox(StandardUUID.heartRateMeasurement).drain().map { event in
             (Result { () throws(DecodingError) in try HeartRateMeasurement(decoding: event.value) }, event.received)
         }
     }
 
     /// The next measurement within `timeout`.
-    public func nextMeasurement(within timeout: Duration) async throws(SessionError) -> (HeartRateMeasurement, RigInstant) {
+    public func nextMeasurement(
+        within timeout: Duration
+    ) async throws(SessionError) -> (HeartRateMeasurement, RigInstant) {
         let event = try await session.inbox(StandardUUID.heartRateMeasurement)
             .next(within: timeout, clock: session.clock, waitingFor: "Heart Rate Measurement")
         do { return (try HeartRateMeasurement(decoding: event.value), event.received) } catch {
@@ -34,7 +38,9 @@ public struct HeartRateClient: Sendable {
     }
 
     /// Applies `policy` to a measurement and writes the alert when it changes; returns what was written.
-    public func apply(_ policy: inout HeartRateMonitor.AlertPolicy, to measurement: HeartRateMeasurement) async throws(SessionError) -> HeartRateMonitor.Alert? {
+    public func apply(
+        _ policy: inout AlertPolicy, to measurement: HeartRateMeasurement
+    ) async throws(SessionError) -> HeartRateMonitor.Alert? {
         guard let alert = policy.observe(bpm: Int(measurement.beatsPerMinute)) else { return nil }
         try await setAlert(alert)
         return alert

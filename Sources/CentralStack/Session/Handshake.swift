@@ -3,11 +3,21 @@ import DeviceProfiles
 
 /// Brings a board from "connected" to "ready" — MTU exchanged, services discovered, notifications enabled —
 /// and keeps its subscriptions flowing into inboxes while the caller works with it.
+///
+/// With a ``GATTCache`` the handshake also caches the board's table (Core 5.4 Vol 3 Part G §2.5.2): a board with
+/// a table in the cache has its Database Hash read first (Read By Type 0x2B2A, no discovery needed) and, when
+/// the hash matches, is made ready from the cached handles without discovery (`Handshake+Cache.swift`: CCCDs are
+/// written again with Write Requests, or batched as Write Commands if asked); any other
+/// board is discovered (`Handshake+Discovery.swift`), and one with a Generic Attribute service and Database Hash
+/// is cached. Either way robust caching is enabled (Client Supported Features) and Service Changed subscribed,
+/// so a table change during the session (a Service Changed indication, or 0x12 Database Out Of Sync on any
+/// request) invalidates the cache and the next handshake discovers again.
 public enum Handshake {
     /// Connects to `address`, performs the handshake and runs `body` with the session. The link is closed when
     /// `body` returns or throws, unless it is already down.
     public static func withSession<T: Sendable>(
         central: any Central, address: DeviceAddress, spec: ProfileSpec, connectTimeout: Duration,
+        cache: (any GATTCache)? = nil, warmSubscriptions: WarmSubscriptions = .writeRequests,
         _ body: (ProfileSession) async throws -> T
     ) async throws -> T {
         let clock = central.clock
@@ -19,7 +29,8 @@ public enum Handshake {
         let linkUp = clock.now
         do {
             let result = try await withSession(
-                connection: connection, requested: requested, linkUp: linkUp, spec: spec, clock: clock, body)
+                connection: connection, requested: requested, linkUp: linkUp, spec: spec, clock: clock,
+                cache: cache, warmSubscriptions: warmSubscriptions, body)
             await connection.disconnect()
             return result
         } catch {
@@ -31,14 +42,22 @@ public enum Handshake {
     /// Performs the handshake on an open connection and runs `body` with the session; the caller owns the link.
     public static func withSession<T: Sendable>(
         connection: any GATTConnection, requested: RigInstant, linkUp: RigInstant, spec: ProfileSpec,
-        clock: any RigClock, _ body: (ProfileSession) async throws -> T
+        clock: any RigClock, cache: (any GATTCache)? = nil, warmSubscriptions: WarmSubscriptions = .writeRequests,
+        _ body: (ProfileSession) async throws -> T
     ) async throws -> T {
         let (session, streams) = try await prepare(
-            connection: connection, requested: requested, linkUp: linkUp, spec: spec, clock: clock)
+            connection: connection, requested: requested, linkUp: linkUp, spec: spec, clock: clock, cache: cache,
+            warmSubscriptions: warmSubscriptions)
+        let board = CachedBoard(address: connection.peer, profile: spec.profile)
         return try await withThrowingTaskGroup(of: Void.self) { group in
             for (inbox, stream) in streams {
+                let changes = inbox.characteristic == GATT.GenericAttribute.serviceChanged
                 group.addTask {
-                    for await event in stream { inbox.put(event) }
+                    for await event in stream {
+                        // The board's table changed under this session: the cached one is wrong from now on.
+                        if changes { cache?.invalidate(board) }
+                        inbox.put(event)
+                    }
                     inbox.finish()
                 }
             }
@@ -47,67 +66,70 @@ public enum Handshake {
         }
     }
 
+    /// One handshake step's GATT call, its error saying which step failed.
+    static func step<R>(
+        _ what: String, _ operation: () async throws(GATTError) -> R
+    ) async throws(SessionError) -> R {
+        do { return try await operation() } catch { throw .gatt(error, during: what) }
+    }
+
     private static func prepare(
         connection: any GATTConnection, requested: RigInstant, linkUp: RigInstant, spec: ProfileSpec,
-        clock: any RigClock
+        clock: any RigClock, cache: (any GATTCache)?, warmSubscriptions: WarmSubscriptions
     ) async throws(SessionError) -> (ProfileSession, [(Inbox, AsyncStream<GATT.ValueEvent>)]) {
-        func step<R>(_ what: String, _ operation: () async throws(GATTError) -> R) async throws(SessionError) -> R {
-            do { return try await operation() } catch { throw .gatt(error, during: what) }
-        }
         let mtu = try await step("exchanging MTU") { () async throws(GATTError) in
             try await connection.exchangeMTU(preferred: spec.preferredMTU)
         }
         let mtuExchanged = clock.now
-        let services = try await step("discovering primary services") { () async throws(GATTError) in
-            try await connection.discoverPrimaryServices(nil)
+        let board = CachedBoard(address: connection.peer, profile: spec.profile)
+        var prepared: Prepared?
+        var knownHash: [UInt8]?
+        if let cache, cache.hasTable(for: board) {
+            let found = try await step("reading the Database Hash") { () async throws(GATTError) in
+                try await connection.readByType(GATT.GenericAttribute.databaseHash, in: 0x0001...0xFFFF)
+            }
+            knownHash = found.first?.value
+            if let hash = knownHash, let table = cache.table(for: board, hash: hash) {
+                do {
+                    prepared = try await readyFromCache(
+                        table, connection: connection, spec: spec, clock: clock, subscriptions: warmSubscriptions)
+                } catch {
+                    // The table changed between the hash read and now: forget it and discover.
+                    guard error.isDatabaseOutOfSync else { throw error }
+                    cache.invalidate(board)
+                }
+            }
         }
-        var characteristics: [BluetoothUUID: GATT.Characteristic] = [:]
-        for (uuid, required) in spec.services {
-            guard let service = services.first(where: { $0.uuid == uuid }) else {
-                throw .missingService(uuid, profile: spec.profile)
-            }
-            let found = try await step("discovering the characteristics of \(uuid)") { () async throws(GATTError) in
-                try await connection.discoverCharacteristics(of: service)
-            }
-            for characteristic in found where characteristics[characteristic.uuid] == nil {
-                characteristics[characteristic.uuid] = characteristic
-            }
-            if let missing = required.first(where: { uuid in !found.contains { $0.uuid == uuid } }) {
-                throw .missingCharacteristic(missing, service: uuid, profile: spec.profile)
-            }
+        if prepared == nil {
+            prepared = try await discover(connection: connection, spec: spec, clock: clock, cache: cache, board: board)
         }
-        let servicesDiscovered = clock.now
-        var streams: [(Inbox, AsyncStream<GATT.ValueEvent>)] = []
-        var inboxes: [BluetoothUUID: Inbox] = [:]
-        for subscription in spec.subscriptions {
-            guard let characteristic = characteristics[subscription.characteristic] else {
-                let service = spec.services.first { $0.characteristics.contains(subscription.characteristic) }
-                throw .missingCharacteristic(
-                    subscription.characteristic, service: service?.service ?? subscription.characteristic,
-                    profile: spec.profile)
-            }
-            let descriptors = try await step("discovering the descriptors of \(characteristic.uuid)") {
-                () async throws(GATTError) in
-                try await connection.discoverDescriptors(of: characteristic)
-            }
-            guard let cccd = descriptors.first(where: { $0.uuid == GATT.AttributeType.clientCharacteristicConfiguration })
-            else {
-                throw .missingCharacteristic(
-                    GATT.AttributeType.clientCharacteristicConfiguration, service: characteristic.uuid, profile: spec.profile)
-            }
-            let stream = try await step("subscribing to \(characteristic.uuid)") { () async throws(GATTError) in
-                try await connection.subscribe(to: characteristic, cccd: cccd.handle, indications: subscription.indications)
-            }
-            let inbox = Inbox(characteristic: characteristic.uuid)
-            inboxes[characteristic.uuid] = inbox
-            streams.append((inbox, stream))
-        }
+        let result = prepared!
         let timeline = HandshakeTimeline(
-            requested: requested, linkUp: linkUp, mtuExchanged: mtuExchanged, servicesDiscovered: servicesDiscovered,
-            ready: clock.now)
+            requested: requested, linkUp: linkUp, mtuExchanged: mtuExchanged,
+            servicesDiscovered: result.servicesDiscovered, ready: clock.now, discovery: result.discovery)
         let session = ProfileSession(
-            connection: connection, spec: spec, clock: clock, mtu: mtu, services: services,
-            characteristics: characteristics, inboxes: inboxes, timeline: timeline)
-        return (session, streams)
+            connection: connection, spec: spec, clock: clock, mtu: mtu, services: result.services,
+            characteristics: result.characteristics, inboxes: result.inboxes, timeline: timeline,
+            databaseHash: result.databaseHash, cache: cache)
+        return (session, result.streams)
+    }
+
+    /// What either path produced.
+    struct Prepared {
+        var services: [GATT.Service]
+        var characteristics: [BluetoothUUID: GATT.Characteristic]
+        var inboxes: [BluetoothUUID: Inbox]
+        var streams: [(Inbox, AsyncStream<GATT.ValueEvent>)]
+        var servicesDiscovered: RigInstant
+        var discovery: HandshakeTimeline.Discovery
+        var databaseHash: [UInt8]?
+    }
+}
+
+extension SessionError {
+    /// A request was refused with 0x12 Database Out Of Sync: the board's table changed under the client.
+    public var isDatabaseOutOfSync: Bool {
+        if case .gatt(.att(.databaseOutOfSync, _, _), _) = self { return true }
+        return false
     }
 }

@@ -16,8 +16,20 @@ final class ConsoleMonitor: Sendable {
     }
 
     private let state = Mutex<(boots: Int, latest: Boot?)>((0, nil))
+    /// The latest lines, for suites that check what the board printed (at most ``recentLimit``).
+    private let recent = Mutex<[ConsoleEntry]>([])
+    static let recentLimit = 8192
+
+    /// The lines that arrived at or after `instant`, in order, as far back as the kept history reaches.
+    func entries(since instant: RigInstant) -> [ConsoleEntry] {
+        recent.withLock { lines in Array(lines.drop { $0.at < instant }) }
+    }
 
     func take(_ entry: ConsoleEntry) {
+        recent.withLock { lines in
+            if lines.count >= Self.recentLimit { lines.removeFirst(Self.recentLimit / 4) }
+            lines.append(entry)
+        }
         switch entry.line {
         case let .boot(_, _, reset, bootID):
             state.withLock { $0 = ($0.boots + 1, Boot(id: bootID, started: entry.at, reset: reset)) }

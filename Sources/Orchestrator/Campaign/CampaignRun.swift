@@ -27,6 +27,7 @@ struct CampaignRun: Sendable {
         for radio in bench.radios { radio.capture(into: files.captures) }
         let scheduler = LinkScheduler(limits: bench.radios.map(\.maxLinks))
         let keys = InMemoryKeyStore()
+        let gattCache = InMemoryGATTCache()
         let control = control
         let horizon = horizon
         await withTaskGroup(of: Bool.self) { group in
@@ -34,7 +35,8 @@ struct CampaignRun: Sendable {
                 await withTaskGroup(of: Void.self) { boards in
                     for board in bench.boards {
                         boards.addTask {
-                            await runBoard(board, bench: bench, scheduler: scheduler, keys: keys)
+                            await runBoard(
+                                board, bench: bench, scheduler: scheduler, keys: keys, gattCache: gattCache)
                         }
                     }
                 }
@@ -65,7 +67,8 @@ struct CampaignRun: Sendable {
 
     /// One board: bring it up, wait for a link, run the suites, leave it as the rig says.
     private func runBoard(
-        _ board: BenchBoard, bench: any Bench, scheduler: LinkScheduler, keys: any PairingKeyStore
+        _ board: BenchBoard, bench: any Bench, scheduler: LinkScheduler, keys: any PairingKeyStore,
+        gattCache: any GATTCache
     ) async {
         guard let config = rig.board(id: board.id) else { return }
         let clock = bench.clock
@@ -111,7 +114,7 @@ struct CampaignRun: Sendable {
                 "seen at \(report.address) as '\(report.data.localName ?? "")', RSSI \(report.rssi) dBm")
             measurements = await runSuites(
                 on: board, config: config, address: report.address, allowed: allowed, bench: bench,
-                scheduler: scheduler, recorder: recorder, keys: keys)
+                scheduler: scheduler, recorder: recorder, keys: keys, gattCache: gattCache, console: monitor)
         } else {
             let why = reached == .passed ? "it was not seen" : "it could not be brought up"
             if control.reason == nil {
@@ -133,7 +136,8 @@ struct CampaignRun: Sendable {
     /// Waits for a link, runs the suites with it, gives it back; returns the board-level numbers.
     private func runSuites(
         on board: BenchBoard, config: BoardConfig, address: DeviceAddress, allowed: [Int], bench: any Bench,
-        scheduler: LinkScheduler, recorder: CheckRecorder, keys: any PairingKeyStore
+        scheduler: LinkScheduler, recorder: CheckRecorder, keys: any PairingKeyStore, gattCache: any GATTCache,
+        console: ConsoleMonitor
     ) async -> [MeasuredValue] {
         let clock = bench.clock
         let asked = clock.now
@@ -156,7 +160,8 @@ struct CampaignRun: Sendable {
             .info, "orchestrator", "holds a link on radio \(radio.id) (\(radio.kind)) after waiting \(waited.msText)")
         var target = BoardUnderTest(
             config: config, address: address, match: board.match, central: radio.central, clock: clock,
-            recorder: recorder, keys: keys, seed: campaign.seed)
+            recorder: recorder, keys: keys, seed: campaign.seed, bench: board, gattCache: gattCache,
+            consoleLog: console)
         var remaining = campaign.suites[...]
         while let planned = remaining.popFirst() {
             if Task.isCancelled {

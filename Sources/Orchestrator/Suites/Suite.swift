@@ -38,6 +38,13 @@ struct BoardUnderTest: Sendable {
     /// Pairing keys the rig holds, shared by every suite of the run.
     let keys: any PairingKeyStore
     let seed: UInt64
+    /// The board's bench capabilities (power, reset, console), each nil where the rig gives the board none.
+    let bench: BenchBoard
+    /// The boards' GATT tables, cached by identity and Database Hash for the whole run: every session's handshake
+    /// uses it, so an esp-point is discovered once and reconnects skip discovery.
+    let gattCache: any GATTCache
+    /// The lines the board's console printed (the campaign holds the console's one handler).
+    let consoleLog: ConsoleMonitor
     /// The timeout of each check of the suite running now.
     var checkTimeout: Duration = .seconds(600)
 
@@ -62,10 +69,17 @@ struct BoardUnderTest: Sendable {
     /// Connects, performs the handshake and runs `body`; the link is closed afterwards. The board is `connected`
     /// while the session lasts.
     func withSession<T: Sendable>(_ body: (ProfileSession) async throws -> T) async throws -> T {
+        try await withSession(cache: gattCache, body)
+    }
+
+    /// ``withSession(_:)`` with another GATT cache, or none (every handshake then discovers, as before caching).
+    func withSession<T: Sendable>(
+        cache: (any GATTCache)?, _ body: (ProfileSession) async throws -> T
+    ) async throws -> T {
         let recorder = recorder
         defer { recorder.move(to: .advertising, reason: "link closed") }
         return try await Handshake.withSession(
-            central: central, address: address, spec: spec, connectTimeout: .seconds(10)
+            central: central, address: address, spec: spec, connectTimeout: .seconds(10), cache: cache
         ) { session in
             recorder.move(
                 to: .connected,
@@ -87,6 +101,7 @@ struct BoardUnderTest: Sendable {
 enum SuiteCatalog {
     static let suites: [any Suite.Type] = [
         DiscoverySuite.self, HandshakeSuite.self, CommandsSuite.self, NotificationsSuite.self,
+        AlertsSuite.self, PairingSuite.self,
     ]
 
     static var names: [String] { suites.map { $0.name } }

@@ -267,6 +267,24 @@ public final class VirtualBoard: AirPeripheral, @unchecked Sendable {
         perform(actions, notification: !indication)
     }
 
+    /// The firmware's GATT table changed while the board runs (``BoardFirmware/services()`` now gives another
+    /// table): the server takes the new one, so its Database Hash changes, connected clients become
+    /// change-unaware and those subscribed to Service Changed get its indication (robust caching).
+    func tableChanged() {
+        if serving {
+            deferred.append { [self] in tableChanged() }
+            return
+        }
+        guard server != nil else { return }
+        do {
+            let database = try GATTServer.Database(services: firmware.services())
+            perform(server!.replaceDatabase(database), notification: false)
+            log("I", "GATT", "table changed: \(database.attributeCount) attributes, Service Changed indicated")
+        } catch {
+            log("E", "GATT", "the new GATT table was rejected: \(error)")
+        }
+    }
+
     /// Replaces a stored value (what the next read returns).
     func setValue(_ value: [UInt8], of characteristic: BluetoothUUID, in service: BluetoothUUID) {
         if serving {

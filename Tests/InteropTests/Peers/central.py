@@ -20,16 +20,18 @@ import hashlib
 import hmac
 import logging
 import secrets
+import struct
 import sys
 import time
 from typing import Any
 
 from peer_common import add_common_arguments, emit, open_hci, setup_logging, watch_lifeline
 
-from bumble import att, hci
+from bumble import att, crypto, gatt, hci
 from bumble.core import AdvertisingData, UUID
 from bumble.device import Advertisement, Device, Peer
 from bumble.gatt import Characteristic
+from bumble.profiles.gatt_service import GenericAttributeProfileService
 
 log = logging.getLogger("central")
 
@@ -38,6 +40,37 @@ class Failure(Exception):
     def __init__(self, stage: str, error: str) -> None:
         super().__init__(error)
         self.stage = stage
+
+
+async def discovered_database_hash(peer: Peer) -> str:
+    """The Database Hash (Core Vol 3 Part G §7.3) of the table as discovered, computed by Bumble's own GATT
+    service (`GenericAttributeProfileService.get_attribute_data` and `crypto.aes_cmac`), least significant octet
+    first as a server sends it. The attributes are rebuilt from discovery: service declarations from the services,
+    characteristic declarations from properties, value handle (the declaration is the handle before it) and UUID,
+    descriptors by handle and type; Extended Properties values are read. Includes are not discovered: a table with
+    include declarations would hash differently."""
+    attributes: list[att.Attribute] = []
+
+    def add(handle: int, kind: UUID, value: bytes) -> None:
+        attribute = att.Attribute(kind, att.Attribute.Permissions.READABLE, value)
+        attribute.handle = handle
+        attributes.append(attribute)
+
+    for service in peer.services:
+        primary = getattr(service, "primary", True)
+        kind = gatt.GATT_PRIMARY_SERVICE_ATTRIBUTE_TYPE if primary else gatt.GATT_SECONDARY_SERVICE_ATTRIBUTE_TYPE
+        add(service.handle, kind, service.uuid.to_bytes())
+        for characteristic in service.characteristics:
+            declaration = struct.pack("<BH", int(characteristic.properties), characteristic.handle)
+            add(characteristic.handle - 1, gatt.GATT_CHARACTERISTIC_ATTRIBUTE_TYPE, declaration + characteristic.uuid.to_bytes())
+            for descriptor in characteristic.descriptors:
+                value = b""
+                if descriptor.type == gatt.GATT_CHARACTERISTIC_EXTENDED_PROPERTIES_DESCRIPTOR:
+                    value = bytes(await descriptor.read_value())
+                add(descriptor.handle, descriptor.type, value)
+    attributes.sort(key=lambda attribute: attribute.handle)
+    message = b"".join(GenericAttributeProfileService.get_attribute_data(attribute) for attribute in attributes)
+    return crypto.aes_cmac(m=message, k=bytes(16))[::-1].hex()
 
 
 def static_address() -> str:
@@ -151,6 +184,8 @@ async def run(arguments: argparse.Namespace, device: Device) -> dict[str, Any]:
     except Exception as error:
         raise Failure("discover", repr(error)) from error
 
+    database_hash = await discovered_database_hash(peer)
+
     services: list[dict[str, Any]] = []
     by_uuid: dict[str, Any] = {}
     pushed: dict[int, list[bytes]] = {}
@@ -232,6 +267,7 @@ async def run(arguments: argparse.Namespace, device: Device) -> dict[str, Any]:
         "target": {"address": address.to_string(False), "name": name},
         "mtu": mtu,
         "services": services,
+        "database_hash_bumble": database_hash,
         "notifications": sum(len(values) for values in pushed.values()),
         "actions": done,
         "disconnect_reason": reason,

@@ -185,6 +185,8 @@ struct CentralResult: Decodable {
     var target: Target
     var mtu: Int
     var services: [Service]
+    /// The Database Hash Bumble computes over the table it discovered (hex, as the server sends it).
+    var databaseHashBumble: String?
     var actions: [Action]
     var notifications: Int
     /// The HCI reason, when the peripheral ended the connection.

@@ -22,6 +22,7 @@ extension GATTClient {
         /// A read, then Read Blobs; `value` holds what arrived so far.
         case read(handle: UInt16, value: [UInt8])
         case readMultiple(handles: [UInt16], variable: Bool)
+        case readByType(range: ClosedRange<UInt16>)
         case write(handle: UInt16)
         /// Prepare Write Requests, then the Execute Write.
         case queuedWrite(parts: [ATT.PrepareWriteRequest], next: Int)
@@ -83,6 +84,7 @@ extension GATTClient {
             .send(ATT.ReadRequest(handle: handle), handle: handle, then: .read(handle: handle, value: []))
         case .readMultiple(let handles): Self.beginReadMultiple(handles, variable: false)
         case .readMultipleVariable(let handles): Self.beginReadMultiple(handles, variable: true)
+        case .readByType(let type, let range): Self.beginReadByType(type, range)
         case .write(let value, let handle): beginWrite(value, to: handle)
         case .reliableWrite(let items): beginReliableWrite(items)
         }
@@ -122,6 +124,7 @@ extension GATTClient {
             return Self.discoveredDescriptors(range, start, found, pdu, context)
         case .read(let handle, let value): return readPart(handle, value, pdu, context)
         case .readMultiple(let handles, let variable): return readMultiple(handles, variable, pdu, context)
+        case .readByType(let range): return readByType(range, pdu, context)
         case .write: return Self.wrote(pdu, context)
         case .queuedWrite(let parts, let next): return Self.prepared(parts, next, pdu, context)
         case .executingWrite: return Self.executed(pdu, context)

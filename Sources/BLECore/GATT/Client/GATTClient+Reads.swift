@@ -60,4 +60,33 @@ extension GATTClient {
             return context.unexpected(pdu)
         }
     }
+
+    // MARK: - Read Using Characteristic UUID (§4.8.2)
+
+    static func beginReadByType(_ type: BluetoothUUID, _ range: ClosedRange<UInt16>) -> Step {
+        guard range.lowerBound != 0 else { return .fail(.unsupported("a handle range starts at 0x0001, not 0x0000")) }
+        let request = ATT.ReadByTypeRequest(
+            startingHandle: range.lowerBound, endingHandle: range.upperBound, attributeType: type)
+        return .send(request, handle: range.lowerBound, then: .readByType(range: range))
+    }
+
+    func readByType(_ range: ClosedRange<UInt16>, _ pdu: ATT.PDU, _ context: ResponseContext) -> Step {
+        switch pdu {
+        case .readByTypeResponse(let response):
+            var previous: UInt16?
+            for entry in response.entries {
+                guard range.contains(entry.handle), previous.map({ entry.handle > $0 }) ?? true else {
+                    return context.invalid("handle \(ATT.hex(entry.handle)) is outside the range or out of order")
+                }
+                previous = entry.handle
+            }
+            return .done(.handleValues(response.entries.map { GATT.HandleValue(handle: $0.handle, value: $0.value) }))
+        case .errorResponse(let error) where error.error == .attributeNotFound:
+            return .done(.handleValues([]))
+        case .errorResponse(let error):
+            return context.failed(error)
+        default:
+            return context.unexpected(pdu)
+        }
+    }
 }

@@ -29,6 +29,9 @@ extension GATTClient {
         /// Read Multiple Variable Length Characteristic Values (§4.8.5): two or more handles, one value each. The
         /// last value may be cut at ATT_MTU − 1 bytes of response; read it with ``read(_:)`` for the rest.
         case readMultipleVariable([UInt16])
+        /// Read Using Characteristic UUID (§4.8.2): one Read By Type Request over the range; the values of the
+        /// characteristics of that type that fit one response, with their handles. Attribute Not Found gives none.
+        case readByType(BluetoothUUID, in: ClosedRange<UInt16>)
         /// Write Characteristic Value (§4.9.3) when the value fits ATT_MTU − 3 bytes, else Write Long
         /// Characteristic Values (§4.9.4) with Prepare Write Requests of ATT_MTU − 5 bytes and an Execute Write.
         case write([UInt8], to: UInt16)
@@ -54,6 +57,8 @@ extension GATTClient {
             case .readMultiple(let handles): "Read Multiple on \(handles.map { ATT.hex($0) }.joined(separator: ","))"
             case .readMultipleVariable(let handles):
                 "Read Multiple Variable on \(handles.map { ATT.hex($0) }.joined(separator: ","))"
+            case .readByType(let type, let range):
+                "Read Using Characteristic UUID \(type) in \(ATT.hex(range.lowerBound))...\(ATT.hex(range.upperBound))"
             case .write(let value, let handle): "Write of \(value.count) byte(s) on handle \(ATT.hex(handle))"
             case .reliableWrite(let items): "Reliable Write of \(items.count) value(s)"
             }
@@ -82,6 +87,8 @@ extension GATTClient {
         case value([UInt8])
         /// The values of Read Multiple Variable, in request order.
         case values([[UInt8]])
+        /// The handle–value pairs of Read Using Characteristic UUID, in handle order.
+        case handleValues([GATT.HandleValue])
         /// A write (plain, long or reliable) completed.
         case written
     }

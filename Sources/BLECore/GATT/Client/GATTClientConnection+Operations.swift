@@ -44,6 +44,15 @@ extension GATTClientConnection {
         return values
     }
 
+    public func readByType(
+        _ type: BluetoothUUID, in range: ClosedRange<UInt16>
+    ) async throws(GATTError) -> [GATT.HandleValue] {
+        guard case .handleValues(let found) = try await perform(.readByType(type, in: range)) else {
+            throw Self.mismatch
+        }
+        return found
+    }
+
     public func write(_ value: [UInt8], to handle: UInt16) async throws(GATTError) {
         _ = try await perform(.write(value, to: handle))
     }
@@ -67,6 +76,18 @@ extension GATTClientConnection {
     /// Dropping the stream unregisters it but leaves the CCCD as it is.
     public func subscribe(
         to characteristic: GATT.Characteristic, cccd: UInt16, indications: Bool
+    ) async throws(GATTError) -> AsyncStream<GATT.ValueEvent> {
+        try await subscribe(to: characteristic, cccd: cccd, indications: indications, acknowledged: true)
+    }
+
+    public func subscribeWithoutResponse(
+        to characteristic: GATT.Characteristic, cccd: UInt16, indications: Bool
+    ) async throws(GATTError) -> AsyncStream<GATT.ValueEvent> {
+        try await subscribe(to: characteristic, cccd: cccd, indications: indications, acknowledged: false)
+    }
+
+    private func subscribe(
+        to characteristic: GATT.Characteristic, cccd: UInt16, indications: Bool, acknowledged: Bool
     ) async throws(GATTError) -> AsyncStream<GATT.ValueEvent> {
         let property: GATT.CharacteristicProperties = indications ? .indicate : .notify
         guard characteristic.properties.contains(property) else {
@@ -92,8 +113,15 @@ extension GATTClientConnection {
             continuation.finish()
             throw .disconnected(down)
         }
+        let configuration: GATT.ClientConfiguration = indications ? .indications : .notifications
         do {
-            _ = try await perform(.configure(cccd: cccd, indications ? .indications : .notifications))
+            if acknowledged {
+                _ = try await perform(.configure(cccd: cccd, configuration))
+            } else {
+                let bits = configuration.rawValue
+                try await writeWithoutResponse(
+                    [UInt8(truncatingIfNeeded: bits), UInt8(truncatingIfNeeded: bits >> 8)], to: cccd)
+            }
         } catch {
             continuation.finish()
             throw error

@@ -37,6 +37,7 @@ extension GATTServer {
                     characteristics.append(try Self.append(definition, of: service.uuid, to: &attributes))
                 }
             }
+            Self.fillDatabaseHash(&attributes)
             self.attributes = attributes
             self.services = zip(definitions, ranges).map {
                 GATT.Service(uuid: $0.uuid, isPrimary: $0.isPrimary, handles: $1)

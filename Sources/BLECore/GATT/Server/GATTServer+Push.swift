@@ -38,6 +38,7 @@ extension GATTServer {
     ) -> [Action] {
         guard let handle = connections[connection]?.outstandingIndication else { return [] }
         connections[connection]!.outstandingIndication = nil
+        if handle == serviceChangedHandle { serviceChangeConfirmed(connection) }
         if let attribute = database.attribute(handle) { application.indicationConfirmed(access(attribute, connection)) }
         while connections[connection] != nil, !connections[connection]!.queuedIndications.isEmpty {
             let next = connections[connection]!.queuedIndications.removeFirst()

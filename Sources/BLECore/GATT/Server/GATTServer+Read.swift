@@ -7,6 +7,7 @@ extension GATTServer {
         if let error = attribute.permissions.check(.read, security(of: connection)) {
             throw RequestError(error, attribute.handle)
         }
+        if attribute.isClientSupportedFeatures { return [clientFeatures(of: connection).rawValue] }
         switch (attribute.role, attribute.stored) {
         case (.clientConfiguration(let valueHandle, _), _):
             let bits = clientConfiguration(valueHandle, for: connection).rawValue

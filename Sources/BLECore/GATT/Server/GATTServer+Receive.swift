@@ -54,6 +54,7 @@ extension GATTServer {
         guard pdu.count <= Int(mtu(of: connection)), let decoded = try? ATT.PDU(decoding: pdu) else {
             return isRequest ? [errorResponse(opcode, RequestError(.invalidPDU, 0), connection)] : []
         }
+        if let refusal = robustCachingGate(decoded, isRequest: isRequest, connection) { return refusal }
         do throws(RequestError) {
             let response: any ATTMessage
             switch decoded {

@@ -38,6 +38,7 @@ extension GATTServer {
             }
             return
         }
+        if attribute.isClientSupportedFeatures { return try setClientFeatures(value, attribute, connection) }
         if let error = application.write(value, kind: kind, access(attribute, connection)) {
             throw RequestError(error, attribute.handle)
         }

@@ -46,6 +46,14 @@ public struct GATTServer: Sendable {
         /// The value handle of the indication awaiting its confirmation.
         var outstandingIndication: UInt16?
         var queuedIndications: [ATT.HandleValueIndication] = []
+        /// What the client wrote to Client Supported Features (§7.2); bits once set stay set for the connection.
+        var features: GATT.GenericAttribute.ClientFeatures = []
+        /// Robust caching (§2.5.2.1): false from a table change until the client has caught up. A client without
+        /// a trusted relationship (this server bonds with no one) starts every connection change-aware.
+        var isChangeAware = true
+        /// Set when a change-unaware client read the Database Hash or was answered 0x12 Database Out Of Sync:
+        /// its next request makes it change-aware.
+        var awareAtNextRequest = false
     }
 
     public internal(set) var database: Database

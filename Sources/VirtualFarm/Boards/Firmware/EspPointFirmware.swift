@@ -83,6 +83,8 @@ final class EspPointFirmware: BoardFirmware {
     private var reportedBatteryPercent: UInt8?
     /// A Log Control READ streaming on Log Data.
     var logRead: LogRead?
+    /// The test firmware's extra service (console `gatt-test-service on`), to change the table while running.
+    var testServiceEnabled = false
 
     init(settings: VirtualBoardSettings, seed: UInt64, id: String) {
         self.id = id
@@ -99,6 +101,8 @@ final class EspPointFirmware: BoardFirmware {
     func services() -> [GATTServer.Service] {
         typealias C = GATTServer.Characteristic
         return [
+            // First, as the contract lists it: Service Changed keeps its handle whatever follows.
+            GATTServer.Service.genericAttribute(),
             GATTServer.Service(
                 StandardUUID.deviceInformation,
                 characteristics: [
@@ -137,7 +141,7 @@ final class EspPointFirmware: BoardFirmware {
                     C(EspPoint.otaControl, properties: [.write, .notify], value: .dynamic),
                     C(EspPoint.otaData, properties: .writeWithoutResponse, value: .dynamic),
                 ]),
-        ]
+        ] + (testServiceEnabled ? [Self.testService] : [])
     }
 
     /// The address without colons, as ESP-IDF prints the base MAC.
@@ -350,6 +354,8 @@ final class EspPointFirmware: BoardFirmware {
             enterPairingMode(because: "button")
         case "factory-reset":
             factoryReset()
+        case "gatt-test-service":
+            gattTestServiceCommand(words)
         case "log-fill":
             guard words.count == 2, let count = Int(words[1]), count >= 0 else {
                 board.log("W", "CONSOLE", "usage: log-fill N")
