@@ -157,6 +157,7 @@ struct CampaignRun: Sendable {
         var target = BoardUnderTest(
             config: config, address: address, match: board.match, central: radio.central, clock: clock,
             recorder: recorder, keys: keys, seed: campaign.seed)
+        target.unixTimeAtOrigin = bench.unixTimeAtOrigin
         var remaining = campaign.suites[...]
         while let planned = remaining.popFirst() {
             if Task.isCancelled {

@@ -38,6 +38,8 @@ struct BoardUnderTest: Sendable {
     /// Pairing keys the rig holds, shared by every suite of the run.
     let keys: any PairingKeyStore
     let seed: UInt64
+    /// The Unix time at which ``clock`` read zero (``Bench/unixTimeAtOrigin``): dates of saved state.
+    var unixTimeAtOrigin: Duration = .zero
     /// The timeout of each check of the suite running now.
     var checkTimeout: Duration = .seconds(600)
 
@@ -87,6 +89,7 @@ struct BoardUnderTest: Sendable {
 enum SuiteCatalog {
     static let suites: [any Suite.Type] = [
         DiscoverySuite.self, HandshakeSuite.self, CommandsSuite.self, NotificationsSuite.self,
+        SoakSuite.self, RestoreSuite.self,
     ]
 
     static var names: [String] { suites.map { $0.name } }
