@@ -15,30 +15,30 @@ import BLECore
 /// - a restored state resumes scanning or connecting only once the radio is on.
 public struct ConnectionMachine: Sendable {
     public let policy: ConnectionPolicy
-    public private(set) var state = ConnectionState.unpairedScanning
+    public internal(set) var state = ConnectionState.unpairedScanning
     /// The paired board.
-    public private(set) var peripheral: DeviceAddress?
-    public private(set) var radioOn = false
-    public private(set) var scanning = false
-    public private(set) var pendingWork = 0
-    public private(set) var errorReason: String?
+    public internal(set) var peripheral: DeviceAddress?
+    public internal(set) var radioOn = false
+    public internal(set) var scanning = false
+    public internal(set) var pendingWork = 0
+    public internal(set) var errorReason: String?
     /// Failed attempts since the last link that came up (the back-off's exponent).
-    public private(set) var failures = 0
+    public internal(set) var failures = 0
 
     /// The peripheral with an attempt in flight or a link up: the one whose terminal event is not a duplicate.
-    public private(set) var outstanding: DeviceAddress?
+    public internal(set) var outstanding: DeviceAddress?
     /// When the outstanding peripheral's link came up; nil while it is only being connected.
-    private var linkUpAt: RigInstant?
+    var linkUpAt: RigInstant?
     /// The link's end was asked for (or follows an update's activation): it is no drop.
-    private var closing = false
+    var closing = false
     /// When the last drop was noticed, for ``ConnectionNotice/reconnected(_:after:)``.
-    private var droppedAt: RigInstant?
-    private var backoff: ReconnectBackoff
-    private var timerGeneration = 0
-    private var timerArmed = false
-    private var lastPersisted: ConnectionSnapshot?
+    var droppedAt: RigInstant?
+    var backoff: ReconnectBackoff
+    var timerGeneration = 0
+    var timerArmed = false
+    var lastPersisted: ConnectionSnapshot?
     /// Something other than the radio's power has happened: too late to restore a saved state.
-    private var started = false
+    var started = false
 
     public init(policy: ConnectionPolicy, backoff: ReconnectBackoff) {
         self.policy = policy
@@ -73,7 +73,7 @@ public struct ConnectionMachine: Sendable {
         return actions
     }
 
-    private mutating func apply(_ event: ConnectionEvent, at now: RigInstant, _ actions: inout [ConnectionAction]) {
+    mutating func apply(_ event: ConnectionEvent, at now: RigInstant, _ actions: inout [ConnectionAction]) {
         switch event {
         case .radioPoweredOn: radioPoweredOn(at: now, &actions)
         case .radioPoweredOff: radioPoweredOff(at: now, &actions)
@@ -143,47 +143,9 @@ public struct ConnectionMachine: Sendable {
         }
     }
 
-    // MARK: Radio
-
-    private mutating func radioPoweredOn(at now: RigInstant, _ actions: inout [ConnectionAction]) {
-        guard !radioOn else { return }
-        radioOn = true
-        switch state {
-        case .unpairedScanning:
-            // The case study's lesson: nothing resumes a scan after radio off → on unless the app starts it.
-            startScanIfWanted(&actions)
-        case .pairedDisconnected: reconnectIfWanted(at: now, immediately: true, &actions)
-        case .pairing, .pairedConnected, .firmwareUpdating, .error: break
-        }
-    }
-
-    private mutating func radioPoweredOff(at now: RigInstant, _ actions: inout [ConnectionAction]) {
-        guard radioOn else { return }
-        radioOn = false
-        scanning = false
-        timerArmed = false
-        // Every link and attempt is gone with the radio: settle them now; their late events are duplicates.
-        if let address = outstanding {
-            if let up = linkUpAt {
-                actions.append(
-                    .notify(.closed(address, reason: .localHostTerminated, connectedFor: up.duration(to: now))))
-            }
-            outstanding = nil
-            linkUpAt = nil
-            closing = false
-        }
-        switch state {
-        case .pairing: move(to: .unpairedScanning, "radio off while pairing", at: now, &actions)
-        case .pairedConnected, .firmwareUpdating:
-            move(to: .pairedDisconnected, "radio off", at: now, &actions)
-        case .unpairedScanning, .pairedDisconnected, .error: break
-        }
-    }
-
     // MARK: Links
 
-    private mutating func discovered(_ address: DeviceAddress, at now: RigInstant, _ actions: inout [ConnectionAction])
-    {
+    mutating func discovered(_ address: DeviceAddress, at now: RigInstant, _ actions: inout [ConnectionAction]) {
         guard state == .unpairedScanning, scanning, outstanding == nil else { return }
         scanning = false
         actions.append(.stopScan)
@@ -191,14 +153,14 @@ public struct ConnectionMachine: Sendable {
         move(to: .pairing, "found \(address)", at: now, &actions)
     }
 
-    private mutating func connect(_ address: DeviceAddress, _ actions: inout [ConnectionAction]) {
+    mutating func connect(_ address: DeviceAddress, _ actions: inout [ConnectionAction]) {
         outstanding = address
         linkUpAt = nil
         closing = false
         actions.append(.connect(address))
     }
 
-    private mutating func connected(
+    mutating func connected(
         _ address: DeviceAddress, event: ConnectionEvent, at now: RigInstant, _ actions: inout [ConnectionAction]
     ) {
         guard address == outstanding, linkUpAt == nil else {
@@ -221,7 +183,7 @@ public struct ConnectionMachine: Sendable {
     }
 
     /// A disconnect or a failed connection: the first one for the outstanding peripheral settles its attempt.
-    private mutating func linkEnded(
+    mutating func linkEnded(
         _ address: DeviceAddress, _ reason: HCIErrorCode, event: ConnectionEvent, at now: RigInstant,
         _ actions: inout [ConnectionAction]
     ) {
@@ -262,7 +224,7 @@ public struct ConnectionMachine: Sendable {
     }
 
     /// Schedules the next attempt when the policy wants a link: after a back-off delay, or at once.
-    private mutating func reconnectIfWanted(
+    mutating func reconnectIfWanted(
         at now: RigInstant, immediately: Bool = false, _ actions: inout [ConnectionAction]
     ) {
         guard state == .pairedDisconnected, radioOn, wantsConnection, outstanding == nil, let peripheral else { return }
@@ -277,7 +239,7 @@ public struct ConnectionMachine: Sendable {
             .scheduleTimer(ConnectionTimer(generation: timerGeneration), after: backoff.delay(afterFailures: failures)))
     }
 
-    private mutating func closeIfIdle(at now: RigInstant, _ actions: inout [ConnectionAction]) {
+    mutating func closeIfIdle(at now: RigInstant, _ actions: inout [ConnectionAction]) {
         guard policy == .onDemand, pendingWork == 0, state == .pairedConnected, let address = outstanding,
             linkUpAt != nil, !closing
         else { return }
@@ -285,46 +247,13 @@ public struct ConnectionMachine: Sendable {
         actions.append(.cancelConnection(address))
     }
 
-    private mutating func startScanIfWanted(_ actions: inout [ConnectionAction]) {
+    mutating func startScanIfWanted(_ actions: inout [ConnectionAction]) {
         guard state == .unpairedScanning, radioOn, !scanning else { return }
         scanning = true
         actions.append(.startScan)
     }
 
-    // MARK: Restoration
-
-    private mutating func restore(
-        _ saved: ConnectionSnapshot, event: ConnectionEvent, at now: RigInstant, _ actions: inout [ConnectionAction]
-    ) {
-        guard !started, state == .unpairedScanning, peripheral == nil, outstanding == nil else {
-            return actions.append(.notify(.ignored(event, why: "a state is restored only into a fresh machine")))
-        }
-        pendingWork = max(0, saved.pendingWork)
-        if saved.state == .error, let reason = saved.errorReason {
-            errorReason = reason
-            if scanning {
-                scanning = false
-                actions.append(.stopScan)
-            }
-            return move(to: .error, "restored: \(reason)", at: now, &actions)
-        }
-        guard let address = saved.peripheralAddress else {
-            // Nothing paired (or a pairing that never finished): scan, once the radio is on.
-            return startScanIfWanted(&actions)
-        }
-        peripheral = address
-        if scanning {
-            scanning = false
-            actions.append(.stopScan)
-        }
-        let was = saved.connected != nil ? "was connected to \(address)" : "knew \(address)"
-        move(
-            to: .pairedDisconnected,
-            "restored (\(was), \(pendingWork) pending)" + (radioOn ? "" : "; waiting for the radio"), at: now, &actions)
-        reconnectIfWanted(at: now, immediately: true, &actions)
-    }
-
-    private mutating func move(
+    mutating func move(
         to next: ConnectionState, _ cause: String, at now: RigInstant, _ actions: inout [ConnectionAction]
     ) {
         guard next != state else { return }

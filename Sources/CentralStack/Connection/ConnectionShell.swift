@@ -111,7 +111,7 @@ public final class ConnectionShell: Sendable {
 
     /// Runs the machine until ``stop()`` or cancellation, first restoring `restoring` when given.
     public func run(restoring: ConnectionSnapshot? = nil) async {
-        await withTaskGroup(of: Void.self) { group in
+        await withDiscardingTaskGroup { group in
             if let restoring { input.yield((.restore(restoring), clock.now)) }
             if let radio {
                 group.addTask {
@@ -134,7 +134,7 @@ public final class ConnectionShell: Sendable {
         }
     }
 
-    private func perform(_ action: ConnectionAction, group: inout TaskGroup<Void>) {
+    private func perform(_ action: ConnectionAction, group: inout DiscardingTaskGroup) {
         switch action {
         case .startScan:
             let token = CancelToken()
