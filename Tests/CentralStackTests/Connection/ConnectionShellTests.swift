@@ -98,6 +98,46 @@ struct ConnectionShellTests {
         #expect(moves == ["unpairedScanning→pairing", "pairing→pairedConnected", "then pairedConnected"])
     }
 
+    @Test("links dropped mid-handshake report failed-to-connect and then disconnected; the machine counts each once")
+    func raceForReal() async throws {
+        let (notices, state) = try await Simulation.run(seed: 12, horizon: .seconds(7200)) { sim in
+            // A drop every two seconds of link time on average: many handshakes (a few hundred ms) are cut short.
+            let farm = Farm(sim: sim, link: Self.link, faults: LinkFaults(dropsPerHour: 1800))
+            let nano = farm.addBoard(id: "nano-1", profile: .nano33BLESense)
+            nano.powerOn()
+            let central = farm.central()
+            let notices = Mutex<[ConnectionNotice]>([])
+            let shell = ConnectionShell(
+                central: central, radio: central,
+                configuration: .init(
+                    spec: .standard(.nano33BLESense), policy: .keepConnected,
+                    scanFilter: ScanFilter(addresses: [nano.address]),
+                    backoff: ReconnectBackoff(random: SeededRandom(seed: 2))),
+                keys: InMemoryKeyStore(), newKey: { [] }, store: nil,
+                report: { report in
+                    if case .notice(let notice, _) = report { notices.withLock { $0.append(notice) } }
+                })
+            var state = ConnectionState.error
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await shell.run() }
+                try? await sim.clock.sleep(for: .seconds(600))
+                state = shell.state
+                shell.stop()
+            }
+            return (notices.withLock { $0 }, state)
+        }
+        let duplicates = notices.filter {
+            if case .ignored(.disconnected, let why) = $0 { why.contains("deduplicated") } else { false }
+        }
+        let drops = notices.filter { if case .dropped = $0 { true } else { false } }
+        let reconnects = notices.filter { if case .reconnected = $0 { true } else { false } }
+        #expect(duplicates.count > 5, "handshakes cut short: \(duplicates.count)")
+        #expect(drops.count > 50)
+        // Every drop but possibly the last was followed by exactly one reconnect: no attempt counted twice.
+        #expect(reconnects.count == drops.count || reconnects.count == drops.count - 1)
+        #expect(state == .pairedConnected || state == .pairedDisconnected)
+    }
+
     @Test("a state restored while the radio is off connects to nothing until the radio is on")
     func restoreWithRadioOff() async throws {
         let (before, after, moves) = try await Simulation.run(seed: 8, horizon: .seconds(3600)) { sim in
