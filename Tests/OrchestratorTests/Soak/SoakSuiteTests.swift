@@ -40,8 +40,8 @@ struct SoakSuiteTests {
     func injectedRate() async throws {
         let inside = try await CampaignTests.run(
             Self.rig(
-                drops: 5,
-                suites: "  - soak: {duration_h: 60, traffic_interval_s: 120, expected_drops_per_hour: 5}"))
+                drops: 6,
+                suites: "  - soak: {duration_h: 40, traffic_interval_s: 600, expected_drops_per_hour: 6}"))
         let values = Self.values(inside)
         let test = Self.soak(inside.result.boards.first)
         #expect(test?.outcome == .passed, "\(String(describing: test?.outcome))")
@@ -50,9 +50,9 @@ struct SoakSuiteTests {
         let (lower, upper) = (
             try #require(values["link.drop_rate ci95_lower"]), try #require(values["link.drop_rate ci95_upper"])
         )
-        #expect(drops > 220 && drops < 380, "about 300 drops in 60 h at 5/h: \(drops)")
-        #expect(hours > 59 && hours <= 60)
-        #expect(lower < 5 && 5 < upper)
+        #expect(drops > 180 && drops < 300, "about 240 drops in 40 h at 6/h: \(drops)")
+        #expect(hours > 39 && hours <= 40)
+        #expect(lower < 6 && 6 < upper)
         // Every injected drop is a supervision timeout.
         #expect(values["link.drop_rate reason_0x08"] == values["link.drop_rate value"])
         #expect(values["link.reconnect_ms count"] == drops)
@@ -63,14 +63,14 @@ struct SoakSuiteTests {
 
         let outside = try await CampaignTests.run(
             Self.rig(
-                drops: 5,
-                suites: "  - soak: {duration_h: 60, traffic_interval_s: 120, expected_drops_per_hour: 7}"))
+                drops: 6,
+                suites: "  - soak: {duration_h: 40, traffic_interval_s: 600, expected_drops_per_hour: 8.5}"))
         let failed = Self.soak(outside.result.boards.first)
         guard case .failed(let message, _)? = failed?.outcome else {
-            Issue.record("the check passed with 7/h outside the interval: \(String(describing: failed?.outcome))")
+            Issue.record("the check passed with 8.5/h outside the interval: \(String(describing: failed?.outcome))")
             return
         }
-        #expect(message.contains("7.0000 drops/h lies outside the measured 95 % interval"))
+        #expect(message.contains("8.5000 drops/h lies outside the measured 95 % interval"))
         #expect(Self.values(outside)["link.drops count"] == drops, "the same seed measured the same")
     }
 
