@@ -30,7 +30,7 @@ public enum ConnectionEvent: Sendable, Hashable, CustomStringConvertible {
     case workCompleted(Int)
     /// A timer the machine asked for fell due.
     case timerFired(ConnectionTimer)
-    /// A state saved by an earlier instance, already checked for age by ``ConnectionStateStore``.
+    /// A state saved by an earlier instance, already checked for age (``ConnectionRestoration/load(from:now:)``).
     case restore(ConnectionSnapshot)
     /// Forget the board and scan for a new one (the user's "forget device", or leaving ``ConnectionState/error``).
     case reset
