@@ -162,6 +162,7 @@ struct CampaignRun: Sendable {
             config: config, address: address, match: board.match, central: radio.central, clock: clock,
             recorder: recorder, keys: keys, seed: campaign.seed, bench: board, gattCache: gattCache,
             consoleLog: console)
+        target.unixTimeAtOrigin = bench.unixTimeAtOrigin
         var remaining = campaign.suites[...]
         while let planned = remaining.popFirst() {
             if Task.isCancelled {

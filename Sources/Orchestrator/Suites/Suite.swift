@@ -45,6 +45,8 @@ struct BoardUnderTest: Sendable {
     let gattCache: any GATTCache
     /// The lines the board's console printed (the campaign holds the console's one handler).
     let consoleLog: ConsoleMonitor
+    /// The Unix time at which ``clock`` read zero (``Bench/unixTimeAtOrigin``): dates of saved state.
+    var unixTimeAtOrigin: Duration = .zero
     /// The timeout of each check of the suite running now.
     var checkTimeout: Duration = .seconds(600)
 
@@ -102,6 +104,7 @@ enum SuiteCatalog {
     static let suites: [any Suite.Type] = [
         DiscoverySuite.self, HandshakeSuite.self, CommandsSuite.self, NotificationsSuite.self,
         AlertsSuite.self, PairingSuite.self,
+        SoakSuite.self, RestoreSuite.self,
     ]
 
     static var names: [String] { suites.map { $0.name } }

@@ -11,6 +11,8 @@ public final class HCICentral: Central {
     /// The stack's executor: the central's work costs no thread hop per response when it runs with
     /// `withTaskExecutorPreference(central.executor)` (see ``HCIStackExecutor``).
     public var executor: HCIStackExecutor { stack.executor }
+    /// The radio's power switch (``RadioPower``): off, the central scans and connects to nothing.
+    let power = HCIRadioPowerState()
 
     public init(
         stack: HCIStack,
@@ -22,10 +24,12 @@ public final class HCICentral: Central {
     }
 
     public func scan(_ filter: ScanFilter) -> AsyncStream<Advertisement> {
-        stack.scan(filter)
+        guard isPoweredOn else { return AsyncStream { $0.finish() } }
+        return stack.scan(filter)
     }
 
     public func connect(to address: DeviceAddress, timeout: Duration) async throws(CentralError) -> any GATTConnection {
+        guard isPoweredOn else { throw .radioUnavailable("the radio is switched off") }
         let link = try await stack.connect(to: address, parameters: connectionParameters, timeout: timeout)
         let bearer = HCILinkBearer(stack: stack, handle: link.handle)
         let connection = GATTClientConnection(peer: link.peer, bearer: bearer, link: bearer, clock: stack.clock)

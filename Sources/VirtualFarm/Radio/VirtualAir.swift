@@ -34,6 +34,8 @@ public final class VirtualAir: BoardRadio, @unchecked Sendable {
 
     private struct Scanner {
         let id: Int
+        /// The central whose scan this is, for ``finishScans(of:)``.
+        let owner: ObjectIdentifier?
         let filter: ScanFilter
         let continuation: AsyncStream<Advertisement>.Continuation
         var seen: Set<DeviceAddress> = []
@@ -165,7 +167,7 @@ public final class VirtualAir: BoardRadio, @unchecked Sendable {
 
     // MARK: Scanning
 
-    func startScan(_ filter: ScanFilter) -> AsyncStream<Advertisement> {
+    func startScan(_ filter: ScanFilter, owner: ObjectIdentifier? = nil) -> AsyncStream<Advertisement> {
         sim.assertIsolated()
         let (stream, continuation) = AsyncStream.makeStream(of: Advertisement.self)
         nextIdentifier += 1
@@ -174,9 +176,15 @@ public final class VirtualAir: BoardRadio, @unchecked Sendable {
         continuation.onTermination = { [weak self] _ in
             sim.schedule(at: sim.now) { self?.stopScan(id) }
         }
-        scanners.append(Scanner(id: id, filter: filter, continuation: continuation))
+        scanners.append(Scanner(id: id, owner: owner, filter: filter, continuation: continuation))
         if scanners.count == 1 { peripherals.forEach { rearm($0) } }
         return stream
+    }
+
+    /// Ends every scan `owner` started (its radio was switched off): their streams finish.
+    func finishScans(of owner: ObjectIdentifier) {
+        sim.assertIsolated()
+        for scanner in scanners where scanner.owner == owner { scanner.continuation.finish() }
     }
 
     private func stopScan(_ id: Int) {

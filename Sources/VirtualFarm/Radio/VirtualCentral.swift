@@ -43,12 +43,24 @@ public final class VirtualCentral: Central, @unchecked Sendable {
 
     public var clock: any RigClock { air.sim.clock }
 
+    /// Whether the radio is switched on (``RadioPower``).
+    private(set) var powered = true
+    private var powerObservers: [Int: AsyncStream<Bool>.Continuation] = [:]
+    private var nextObserver = 0
+    /// Links up now, by handle, and connection attempts in progress, by the air's id: what switching the radio
+    /// off ends.
+    private var openLinks: [UInt16: VirtualLink] = [:]
+    private var attempts: Set<Int> = []
+
     public func scan(_ filter: ScanFilter) -> AsyncStream<Advertisement> {
-        air.startScan(filter)
+        air.sim.assertIsolated()
+        guard powered else { return AsyncStream { $0.finish() } }
+        return air.startScan(filter, owner: ObjectIdentifier(self))
     }
 
     public func connect(to address: DeviceAddress, timeout: Duration) async throws(CentralError) -> any GATTConnection {
         air.sim.assertIsolated()
+        guard powered else { throw .radioUnavailable("the virtual radio is switched off") }
         guard linkCount + pendingConnections < maxLinks else { throw .connectionLimit(maxLinks) }
         pendingConnections += 1
         let attempt = ConnectAttempt()
@@ -61,8 +73,10 @@ public final class VirtualCentral: Central, @unchecked Sendable {
                 }
                 attempt.id = air.beginConnect(to: address, timeout: timeout, radio: radio) { [self] outcome in
                     pendingConnections -= 1
+                    if let id = attempt.id { attempts.remove(id) }
                     continuation.resume(returning: outcome.map { link in open(link, to: address) })
                 }
+                if let id = attempt.id { attempts.insert(id) }
             }
         } onCancel: { [air] in
             // Cancellation may arrive on any thread; the air is touched only on the simulation thread.
@@ -79,6 +93,7 @@ public final class VirtualCentral: Central, @unchecked Sendable {
         let sim = air.sim
         let handle = link.handle
         linkCount += 1
+        openLinks[handle] = link
         if let traffic {
             traffic(.linkUp(peer: peer, handle: handle, parameters: link.parameters, at: sim.now))
             link.observer = { side, direction, pdu, at in
@@ -95,11 +110,47 @@ public final class VirtualCentral: Central, @unchecked Sendable {
                 receive: { pdu in connection.receive(pdu) },
                 down: { [self, traffic] reason in
                     linkCount -= 1
+                    openLinks[handle] = nil
                     transport.downReason = reason
                     traffic?(.linkDown(peer: peer, handle: handle, reason: reason, at: sim.now))
                     connection.linkDown(reason)
                 }))
         return connection
+    }
+}
+
+extension VirtualCentral: RadioPower {
+    public var isPoweredOn: Bool { powered }
+
+    public func powerStates() -> AsyncStream<Bool> {
+        air.sim.assertIsolated()
+        let (stream, continuation) = AsyncStream.makeStream(of: Bool.self)
+        nextObserver += 1
+        let id = nextObserver
+        powerObservers[id] = continuation
+        continuation.yield(powered)
+        let sim = air.sim
+        continuation.onTermination = { [weak self] _ in
+            sim.schedule(at: sim.now) { self?.powerObservers[id] = nil }
+        }
+        return stream
+    }
+
+    /// Switching off ends this radio's scans at once, abandons its connection attempts, and terminates its links
+    /// as a controller powering down does: the peer is told 0x15 (remote device power off) in the next connection
+    /// event, this host 0x16. Switching on lets it scan and connect again.
+    public func setPowered(_ on: Bool) async throws(CentralError) {
+        air.sim.assertIsolated()
+        guard on != powered else { return }
+        powered = on
+        if !on {
+            air.finishScans(of: ObjectIdentifier(self))
+            for id in attempts.sorted() { air.cancelConnect(id) }
+            for handle in openLinks.keys.sorted() {
+                openLinks[handle]?.terminate(from: .central, reason: .remotePowerOff)
+            }
+        }
+        for id in powerObservers.keys.sorted() { powerObservers[id]?.yield(on) }
     }
 }
 

@@ -1,0 +1,61 @@
+import ArgumentParser
+import BLECore
+import Benches
+import DeviceProfiles
+import Orchestrator
+
+extension Blerig {
+    /// Hidden: for the tests that kill a central with SIGKILL and restart it (Tests/InteropTests).
+    struct Central: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Run the connection state machine for one board, saving and restoring its state.",
+            discussion: """
+                Keeps a link to the board at --address under the connection state machine, reconnecting after \
+                drops, and saves the machine's state to --state on every change. At start it restores the saved \
+                state when it is younger than an hour. Prints one line per transition and notice. Runs until \
+                SIGINT or SIGTERM.
+
+                --radio: \(RadioSpec.forms).
+
+                Exit status:
+                \(CentralTool.exitStatuses)
+                """,
+            shouldDisplay: false)
+
+        @Option(help: ArgumentHelp("The radio to connect with.", valueName: "spec"), transform: parseRadio)
+        var radio: RadioSpec
+
+        @Option(
+            help: ArgumentHelp("The board's address (with /random for a random one).", valueName: "address"),
+            transform: { text in
+                guard let address = DeviceAddress(text) else {
+                    throw ValidationError("--address: '\(text)' is not an address such as 24:0A:C4:12:1A:2B/random")
+                }
+                return address
+            })
+        var address: DeviceAddress
+
+        @Option(
+            help: ArgumentHelp("The board's profile: nano33-ble-sense or hrm.", valueName: "profile"),
+            transform: { text in
+                guard let profile = Profile(rawValue: text) else {
+                    throw ValidationError("--profile: '\(text)' is not a profile (nano33-ble-sense, hrm)")
+                }
+                return profile
+            })
+        var profile: Profile
+
+        @Option(help: ArgumentHelp("The file the state is saved to and restored from.", valueName: "path"))
+        var state: String
+
+        func run() async throws {
+            let tool = CentralTool(radio: radio, address: address, profile: profile, statePath: state)
+            let status = await runInterruptibly(what: "the central") { control, _, _ in
+                await tool.run(
+                    radios: RadioOpener(), control: control, output: { LineOutput.standardOutput.print($0) },
+                    errors: { LineOutput.standardError.print($0) })
+            }
+            if status != .passed { throw ExitCode(status.rawValue) }
+        }
+    }
+}
