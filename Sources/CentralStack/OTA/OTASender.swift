@@ -74,11 +74,18 @@ public struct OTASender: Sendable {
         case failed(Failure)
     }
 
-    public enum Outcome: Sendable, Hashable {
+    public enum Outcome: Sendable, Hashable, CustomStringConvertible {
         /// Firmware Revision shows the new version.
         case committed(FirmwareVersion)
         /// The board rolled back (STATUS says so) and runs `running`.
         case rolledBack(running: String)
+
+        public var description: String {
+            switch self {
+            case let .committed(version): "committed \(version)"
+            case let .rolledBack(running): "rolled back to \(running)"
+            }
+        }
     }
 
     public enum Failure: Error, Sendable, Hashable, CustomStringConvertible {
