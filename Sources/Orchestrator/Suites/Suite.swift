@@ -31,6 +31,9 @@ struct BoardUnderTest: Sendable {
     /// The address it advertised from in preflight.
     let address: DeviceAddress
     let match: BoardMatch
+    /// The board's bench capabilities (power switch, reset, console): how suites inject faults, so the same suite
+    /// runs on hardware.
+    let bench: BenchBoard
     /// The central of the radio whose link this board holds.
     let central: any Central
     let clock: any RigClock
@@ -40,6 +43,9 @@ struct BoardUnderTest: Sendable {
     let seed: UInt64
     /// The timeout of each check of the suite running now.
     var checkTimeout: Duration = .seconds(600)
+    /// The link's modelled capacity for unacknowledged data in bytes per second, when the link is modelled (the
+    /// virtual farm): packets_per_event × (data_length − 7) / connection interval. Nil on hardware.
+    var unacknowledgedCapacity: Double?
 
     var id: String { config.id }
     var profile: Profile { config.profile }
@@ -87,6 +93,7 @@ struct BoardUnderTest: Sendable {
 enum SuiteCatalog {
     static let suites: [any Suite.Type] = [
         DiscoverySuite.self, HandshakeSuite.self, CommandsSuite.self, NotificationsSuite.self,
+        OTASuite.self,
     ]
 
     static var names: [String] { suites.map { $0.name } }
