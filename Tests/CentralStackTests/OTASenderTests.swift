@@ -132,6 +132,9 @@ struct OTASenderTests {
     func refusals() {
         var s = OTASender(image: Self.image, options: .init())
         _ = s.handle(.connected)
+        // Busy: a START repeated after a silence met the erase the first one started; its answer is awaited.
+        #expect(
+            s.handle(.notification(.startResult(status: .busy, nextSeq: 0, maxPayload: 236))) == [.waitForNotification])
         #expect(
             s.handle(.notification(.startResult(status: .batteryLow, nextSeq: 0, maxPayload: 236))) == [
                 .failed(.startRefused(.batteryLow))
@@ -142,7 +145,9 @@ struct OTASenderTests {
         #expect(t.handle(.notification(.finishResult(.badSignature))) == [.failed(.finishFailed(.badSignature))])
     }
 
-    @Test("after the reboot an old Firmware Revision asks STATUS: a rollback is reported as such, anything else fails")
+    @Test(
+        "after the reboot an old Firmware Revision asks STATUS: a rollback is reported, a verified image is activated again, anything else fails"
+    )
     func rollbackReported() {
         func afterReboot() -> OTASender {
             var s = OTASender(image: Self.image, options: .init())
@@ -161,6 +166,11 @@ struct OTASenderTests {
         _ = t.handle(.firmwareRevision("1.4.2"))
         let idle = OTA.Status(state: .idle, nextSeq: 0, crc32: 0, size: 0)
         #expect(t.handle(.notification(.status(idle))) == [.failed(.notActivated(running: "1.4.2", state: .idle))])
+        // The board still holds the verified image (ACTIVATE did not take): ACTIVATE again.
+        var u = afterReboot()
+        _ = u.handle(.firmwareRevision("1.4.2"))
+        let verified = OTA.Status(state: .verified, nextSeq: 5, crc32: 0x1234_5678, size: 1000)
+        #expect(u.handle(.notification(.status(verified))) == [.writeControl(.activate), .waitForReboot])
     }
 
     @Test("pause stops new frames without sending anything; resume goes on from where it was")

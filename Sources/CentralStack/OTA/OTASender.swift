@@ -126,6 +126,8 @@ public struct OTASender: Sendable {
     private var retriesLeft: Int
     /// The link went down while frames were still to go: the next session resumes.
     private var interrupted = false
+    /// ACTIVATEs sent again because the board still held the verified image after a reboot.
+    private var activations = 0
 
     /// What happened, for the report.
     public private(set) var statistics = Statistics()
@@ -212,6 +214,11 @@ public struct OTASender: Sendable {
     private mutating func handle(_ notification: OTA.Notification) -> [Action] {
         switch (notification, phase) {
         case let (.startResult(status, nextSeq, payload), .starting):
+            if status == .busy, retriesLeft > 0 {
+                // A START sent again after a silence meets the erase the first one started: its answer comes.
+                retriesLeft -= 1
+                return [.waitForNotification]
+            }
             guard status == .ok else { return fail(.startRefused(status)) }
             guard payload > 0 else { return fail(.protocolViolation("START answered max_payload 0")) }
             maxPayload = Int(payload)
@@ -265,6 +272,12 @@ public struct OTASender: Sendable {
             return fail(.finishFailed(status))
         case let (.status(status), .checkingRollback):
             if status.state == .rolledBack { return finish(.rolledBack(running: runningAfterReboot)) }
+            if status.state == .verified, status.size == image.size, status.crc32 == image.crc32, activations < 2 {
+                // ACTIVATE never took effect (the link or the power went before otadata was written): again.
+                activations += 1
+                phase = .activating
+                return [.writeControl(.activate), .waitForReboot]
+            }
             return fail(.notActivated(running: runningAfterReboot, state: status.state))
         default:
             // A late ACK or NAK after the phase moved on, or a notification of another phase: nothing to do.

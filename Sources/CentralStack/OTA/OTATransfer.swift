@@ -20,6 +20,9 @@ public struct OTATransfer: Sendable {
     public let clock: any RigClock
     /// How long to wait for an ACK or a control result before asking again (STATUS, or the request resent).
     public var responseTimeout: Duration = .seconds(10)
+    /// How long to wait for START's answer: the board erases the image's region first (2.4 s per MiB on the
+    /// model's flash, so 29 s for a 12 MiB bank).
+    public var startTimeout: Duration = .seconds(60)
     /// How long the board may take to reboot after ACTIVATE (the link's supervision timeout is in it).
     public var rebootTimeout: Duration = .seconds(40)
     /// Consecutive failed connection attempts before giving up (the board keeps its state for a later resume).
@@ -103,6 +106,7 @@ public struct OTATransfer: Sendable {
         do { inbox = try session.inbox(EspPoint.otaControl) } catch { throw .session("\(error)") }
         _ = inbox.drain()
         var lastReported: UInt32 = .max
+        var lastWasStart = false
         func feed(_ event: OTASender.Event) {
             let actions = sender.handle(event)
             // New actions supersede a queued wait: the event it waited for (or a better one) has come.
@@ -138,6 +142,7 @@ public struct OTATransfer: Sendable {
                     continue
                 }
                 if request == .activate { report.activated = clock.now }
+                if case .start = request { lastWasStart = true } else { lastWasStart = false }
             case let .sendFrame(seq, maxPayload):
                 let frame = EspPoint.OTA.Frame.encode(
                     seq: seq, payload: try image.payload(seq: seq, maxPayload: maxPayload))
@@ -155,7 +160,8 @@ public struct OTATransfer: Sendable {
                 }
                 feed(.frameQueued)
             case .waitForNotification, .waitForReboot:
-                let timeout = action == .waitForReboot ? rebootTimeout : responseTimeout
+                let timeout =
+                    action == .waitForReboot ? rebootTimeout : lastWasStart ? startTimeout : responseTimeout
                 do {
                     let event = try await inbox.next(
                         within: timeout, clock: clock, waitingFor: "an OTA Control notification")

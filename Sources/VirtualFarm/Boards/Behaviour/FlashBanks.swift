@@ -1,6 +1,6 @@
 import DeviceProfiles
 
-/// SPI NOR flash timing, from the Winbond W25Q128JV datasheet (rev. F, §9.7 "AC Electrical Characteristics"), the
+/// SPI NOR flash timing, from the Winbond W25Q128JV datasheet's AC Electrical Characteristics table, the
 /// kind of part on ESP32 modules: page program tPP 0.4 ms typical (3 ms max) per 256-byte page, sector erase tSE
 /// 45 ms typical per 4 KiB, 64 KiB block erase tBE2 150 ms typical. Reads run at the SPI bus speed: 80 MHz quad I/O
 /// is 40 MB/s.
