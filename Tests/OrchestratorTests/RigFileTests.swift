@@ -35,7 +35,7 @@ private let shippedRigs: [String] = {
         #expect(farm.link.advertisingIntervalMs == 100)
         #expect(farm.link.latency == 0)
         #expect(farm.faults.dropsPerHour == 0)
-        #expect(rig.suites.map(\.name) == ["discovery", "handshake", "commands", "notifications"])
+        #expect(rig.suites.map(\.name) == ["discovery", "handshake", "commands", "notifications", "ota"])
 
         let esp = try #require(rig.board(id: "esp-01"))
         #expect(esp.virtual.address?.description == "24:0A:C4:12:1A:2B")
