@@ -231,6 +231,39 @@ struct EspPointOTATests {
         #expect(report.outcome == .committed(FirmwareVersion(1, 6, 0)))
     }
 
+    @Test("pause: no frames leave while paused (the frames in flight are still acknowledged), and resume commits")
+    func pauseAndResume() async throws {
+        let image = try Self.image(size: 30_000)
+        defer { Self.remove(image) }
+        let (report, batchesWhilePaused, pausedFor) = try await EspRig.run { rig in
+            try await rig.pair()
+            let pause = OTAPauseSwitch()
+            let pausedAt = Mutex<RigInstant?>(nil)
+            var transfer = OTATransfer(image: image, options: .init(window: 4, batch: 10), clock: rig.sim.clock)
+            transfer.pause = pause
+            async let report = transfer.run(
+                connect: { body in try await rig.withAuthenticatedClient { client in try await body(client.session) } },
+                progress: { p in
+                    guard p.acknowledged >= 40, pausedAt.withLock({ $0 }) == nil else { return }
+                    pause.pause()
+                    let now = rig.sim.clock.now
+                    pausedAt.withLock { $0 = now }
+                })
+            while pausedAt.withLock({ $0 }) == nil { try await rig.sim.clock.sleep(for: .milliseconds(50)) }
+            try await rig.sim.clock.sleep(for: .seconds(5))
+            // Batches acknowledged in the last 4.5 s of the pause: none (the in-flight ones landed in the first 0.5 s).
+            let quietFrom = pausedAt.withLock { $0 }!.advanced(by: .milliseconds(500))
+            let batches = rig.board.console.filter { $0.at > quietFrom && $0.line.description.contains("/OTA: batch") }
+            pause.resume()
+            let done = try await report
+            return (done, batches.count, quietFrom.duration(to: rig.sim.clock.now))
+        }
+        #expect(report.outcome == .committed(FirmwareVersion(1, 5, 0)))
+        #expect(batchesWhilePaused == 0)
+        #expect(pausedFor >= .seconds(4))
+        #expect(report.statistics.resumes == 0)
+    }
+
     @Test("a failed self-test rolls back: the console says so, bank A boots 1.4.2, STATUS reports the rollback")
     func selfTestRollback() async throws {
         let image = try Self.image(size: 5_000)

@@ -28,7 +28,7 @@ extension OTARun {
                 metric: "ota.efficiency", statistic: .value, value: bytesPerSecond / capacity, unit: .ratio,
                 definition: "ota.throughput_kBps ÷ the modelled link's unacknowledged capacity, packets_per_event × "
                     + "(data_length − 7) B per connection interval = \(String(format: "%.1f", capacity / 1000)) kB/s; frame "
-                    + "headers (8 of 244 B) keep it below 0.967")
+                    + "headers (8 of 244 B) keep it below 0.967, and links sharing a radio share its airtime")
         }
 
         static func resumes(_ report: OTAReport) -> MeasuredValue {
