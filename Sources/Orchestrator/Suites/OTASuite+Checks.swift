@@ -140,17 +140,17 @@ extension OTARun {
     func successRate() throws -> [MeasuredValue] {
         let (attempts, firstTry, eventually) = tallySuccess()
         guard attempts > 0 else { throw CheckFailure("\(board.place): no update was attempted") }
+        let definition =
+            "of the \(attempts) updates expected to commit (those with injected faults included): first_try, the "
+            + "share that committed without a resume or re-upload; after_resume, the share that committed at all"
         let values = [
             MeasuredValue(
                 metric: "ota.success_rate", statistic: Statistic("first_try"),
                 value: Double(firstTry) / Double(attempts),
-                unit: .ratio,
-                definition: "updates that committed without a resume or re-upload ÷ updates expected to commit "
-                    + "(\(attempts), including those with injected faults)"),
+                unit: .ratio, definition: definition),
             MeasuredValue(
                 metric: "ota.success_rate", statistic: Statistic("after_resume"),
-                value: Double(eventually) / Double(attempts), unit: .ratio,
-                definition: "updates that committed, resumed or not ÷ updates expected to commit (\(attempts))"),
+                value: Double(eventually) / Double(attempts), unit: .ratio, definition: definition),
         ]
         guard eventually == attempts else {
             throw MeasuredFailure(
