@@ -11,7 +11,7 @@ INTEROP_PYTHON ?= python3
 INTEROP_PINS := rootcanal==1.10.0 bumble==0.0.236
 INTEROP_APT_PACKAGES := python3 python3-venv
 
-.PHONY: deps test-deps interop-deps install-packages build run test bench bench-hci clean
+.PHONY: deps test-deps interop-deps install-packages build run test bench bench-hci bench-ota clean
 
 # deps: install whichever of the apt packages above are missing (non-interactive; sudo when not root)
 deps:
@@ -80,6 +80,12 @@ bench: deps
 bench-hci: deps interop-deps
 	$(SWIFT) build -c release --product blerig
 	.build/release/blerig bench hci $(ARGS)
+
+# bench-ota: release build; a 10 MiB OTA on the virtual link (2M PHY, 15 ms, 6 packets per event) for windows 1, 2,
+# 4 and 8, each in its own process: kB/s, share of the link's unacknowledged capacity, peak RSS
+bench-ota: deps
+	$(SWIFT) build -c release --product blerig
+	.build/release/blerig bench ota $(ARGS)
 
 # clean: remove the build and every run's reports (reports/README.md stays)
 clean:

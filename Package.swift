@@ -53,7 +53,9 @@ let package = Package(
         // knows the bench implementations. Orchestrator itself cannot import them.
         .target(
             name: "Benches",
-            dependencies: ["BLECore", "BenchCore", "DeviceProfiles", "Orchestrator", "VirtualFarm", "Radios"]
+            dependencies: [
+                "BLECore", "BenchCore", "DeviceProfiles", "Orchestrator", "VirtualFarm", "Radios", "CentralStack",
+            ]
         ),
         .executableTarget(
             name: "blerig",

@@ -8,7 +8,7 @@ extension Blerig {
         static let configuration = CommandConfiguration(
             abstract:
                 "Measure campaigns: wall time, CPU time, peak memory and bench time, each run in its own process.",
-            subcommands: [Campaign.self, Scale.self, HCIComparison.self], defaultSubcommand: Campaign.self)
+            subcommands: [Campaign.self, Scale.self, HCIComparison.self, OTA.self], defaultSubcommand: Campaign.self)
     }
 }
 
@@ -146,7 +146,7 @@ extension Blerig.Bench {
 }
 
 /// A fresh directory under the system's temporary directory.
-private func scratchDirectory() throws -> String {
+func scratchDirectory() throws -> String {
     let path = FileManager.default.temporaryDirectory
         .appendingPathComponent("blerig-bench-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString)").path
     try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)

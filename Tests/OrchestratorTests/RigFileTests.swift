@@ -37,7 +37,7 @@ private let shippedRigs: [String] = {
         #expect(farm.faults.dropsPerHour == 0)
         #expect(
             rig.suites.map(\.name) == [
-                "discovery", "handshake", "commands", "notifications", "alerts", "pairing", "soak", "restore",
+                "discovery", "handshake", "commands", "notifications", "alerts", "pairing", "soak", "restore", "ota",
             ])
 
         let esp = try #require(rig.board(id: "esp-01"))

@@ -353,26 +353,6 @@ struct EspPointFirmwareTests {
         }
     }
 
-    @Test("OTA Control says OTA is not supported in this firmware (0x06), and logs why")
-    func otaNotSupported() async throws {
-        try await EspRig.run { rig in
-            try await rig.pair()
-            try await rig.withAuthenticatedClient { (client) async throws in
-                let start: [UInt8] = [0x01, 0, 0x10, 0, 0, 1, 2, 3, 4, 1, 5, 0, 0, 10, 1]
-                #expect(await writeError(start, to: EspPoint.otaControl, on: client) == .requestNotSupported)
-                try await client.session.writeWithoutResponse([0, 0, 0, 0, 1, 2, 3, 4], to: EspPoint.otaData)
-                try await client.setLED(on: true)
-            }
-            let refusals = rig.consoleText.filter { $0.contains("/OTA: ") }
-                .map { $0.split(separator: " ", maxSplits: 1)[1] }
-            #expect(
-                refusals == [
-                    "W/OTA: request 0x01 refused: OTA is not supported in this firmware",
-                    "W/OTA: data frames discarded: OTA is not supported in this firmware",
-                ])
-        }
-    }
-
     // MARK: Readings and time
 
     @Test("readings are notified every interval with consecutive sequence numbers and the time SET_TIME gave")

@@ -159,10 +159,14 @@ struct CampaignRun: Sendable {
         recorder.log(
             .info, "orchestrator", "holds a link on radio \(radio.id) (\(radio.kind)) after waiting \(waited.msText)")
         var target = BoardUnderTest(
-            config: config, address: address, match: board.match, central: radio.central, clock: clock,
-            recorder: recorder, keys: keys, seed: campaign.seed, bench: board, gattCache: gattCache,
+            config: config, address: address, match: board.match, bench: board, central: radio.central,
+            clock: clock, recorder: recorder, keys: keys, seed: campaign.seed, gattCache: gattCache,
             consoleLog: console)
         target.unixTimeAtOrigin = bench.unixTimeAtOrigin
+        if radio.kind == "virtual", let link = rig.virtual?.link {
+            target.unacknowledgedCapacity =
+                Double(link.packetsPerEvent * (link.dataLength - 7)) / (link.intervalMs / 1000)
+        }
         var remaining = campaign.suites[...]
         while let planned = remaining.popFirst() {
             if Task.isCancelled {

@@ -31,6 +31,9 @@ struct BoardUnderTest: Sendable {
     /// The address it advertised from in preflight.
     let address: DeviceAddress
     let match: BoardMatch
+    /// The board's bench capabilities (power switch, reset, console), each nil where the rig gives the board none:
+    /// how suites inject faults, so the same suite runs on hardware.
+    let bench: BenchBoard
     /// The central of the radio whose link this board holds.
     let central: any Central
     let clock: any RigClock
@@ -38,8 +41,6 @@ struct BoardUnderTest: Sendable {
     /// Pairing keys the rig holds, shared by every suite of the run.
     let keys: any PairingKeyStore
     let seed: UInt64
-    /// The board's bench capabilities (power, reset, console), each nil where the rig gives the board none.
-    let bench: BenchBoard
     /// The boards' GATT tables, cached by identity and Database Hash for the whole run: every session's handshake
     /// uses it, so an esp-point is discovered once and reconnects skip discovery.
     let gattCache: any GATTCache
@@ -49,6 +50,9 @@ struct BoardUnderTest: Sendable {
     var unixTimeAtOrigin: Duration = .zero
     /// The timeout of each check of the suite running now.
     var checkTimeout: Duration = .seconds(600)
+    /// The link's modelled capacity for unacknowledged data in bytes per second, when the link is modelled (the
+    /// virtual farm): packets_per_event × (data_length − 7) / connection interval. Nil on hardware.
+    var unacknowledgedCapacity: Double?
 
     var id: String { config.id }
     var profile: Profile { config.profile }
@@ -105,6 +109,7 @@ enum SuiteCatalog {
         DiscoverySuite.self, HandshakeSuite.self, CommandsSuite.self, NotificationsSuite.self,
         AlertsSuite.self, PairingSuite.self,
         SoakSuite.self, RestoreSuite.self,
+        OTASuite.self,
     ]
 
     static var names: [String] { suites.map { $0.name } }

@@ -29,6 +29,10 @@ protocol BoardFirmware: AnyObject, GATTServerApplication {
     /// The name in the `READY` line.
     func advertisedName(address: DeviceAddress) -> String
 
+    /// The chip came out of reset: the bootloader's moment, before the `BOOT` line (a board with two banks picks
+    /// the one to run).
+    func bootloader(on board: VirtualBoard, reason: ConsoleLine.ResetReason)
+
     /// The board finished booting and its GATT server is up: start timers, set initial values.
     func booted(on board: VirtualBoard, reason: ConsoleLine.ResetReason)
 
@@ -43,6 +47,7 @@ protocol BoardFirmware: AnyObject, GATTServerApplication {
 extension BoardFirmware {
     var bank: String? { nil }
     var maximumMTU: UInt16 { 247 }
+    func bootloader(on board: VirtualBoard, reason: ConsoleLine.ResetReason) {}
     func connected(_ connection: GATTServer.ConnectionID) {}
     func disconnected(_ connection: GATTServer.ConnectionID) {}
     func consoleCommand(_ words: [Substring]) -> Bool { false }

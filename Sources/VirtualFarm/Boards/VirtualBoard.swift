@@ -49,6 +49,8 @@ public final class VirtualBoard: AirPeripheral, @unchecked Sendable {
     /// True while the GATT server is handling a PDU; pushes wait in `deferred` until it is done.
     private var serving = false
     private var deferred: [() -> Void] = []
+    /// The ATT_MTU of the connection whose PDU is being served (the server cannot be asked while it serves).
+    private var servingMTU = ATT.defaultMTU
 
     /// A board on `radio`, inside `sim`; it starts powered off. The caller adds it to the radio if the radio keeps a
     /// list (``VirtualAir/add(_:)``).
@@ -127,6 +129,7 @@ public final class VirtualBoard: AirPeripheral, @unchecked Sendable {
         bootCount += 1
         bootStartedAt = sim.now
         let boot = generation
+        firmware.bootloader(on: self, reason: reason)
         var random = random("boot")
         let bootID = UInt32(truncatingIfNeeded: random.next())
         // The ROM bootloader prints within a few milliseconds of reset; the app is ready after its init.
@@ -145,7 +148,10 @@ public final class VirtualBoard: AirPeripheral, @unchecked Sendable {
             return
         }
         readyAt = sim.now
+        let boot = generation
         firmware.booted(on: self, reason: reason)
+        // The firmware may reset the chip during its init (a failed self-test rolls back).
+        guard generation == boot else { return }
         print(.ready(name: firmware.advertisedName(address: address), address: address))
         startAdvertising()
     }
@@ -205,6 +211,7 @@ public final class VirtualBoard: AirPeripheral, @unchecked Sendable {
     private func receive(_ pdu: [UInt8], from connection: GATTServer.ConnectionID) {
         guard server != nil else { return }
         var application = FirmwareApplication(firmware: firmware)
+        servingMTU = server!.mtu(of: connection)
         serving = true
         let actions = server!.receive(pdu, from: connection, application: &application)
         serving = false
@@ -303,7 +310,10 @@ public final class VirtualBoard: AirPeripheral, @unchecked Sendable {
     }
 
     /// The ATT_MTU of a connection (23 until the central exchanges MTUs).
-    func mtu(of connection: GATTServer.ConnectionID) -> UInt16 { server?.mtu(of: connection) ?? ATT.defaultMTU }
+    func mtu(of connection: GATTServer.ConnectionID) -> UInt16 {
+        if serving { return servingMTU }
+        return server?.mtu(of: connection) ?? ATT.defaultMTU
+    }
 
     /// True while a notification pushed now would be queued on the connection's link rather than dropped.
     func canNotify(on connection: GATTServer.ConnectionID) -> Bool { links[connection]?.canSend ?? false }

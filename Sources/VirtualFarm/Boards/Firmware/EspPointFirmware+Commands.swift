@@ -2,8 +2,7 @@ import BLECore
 import Crypto
 import DeviceProfiles
 
-/// Command, Command Status and Auth (device-profiles.md §1, "Command" and "Pairing and authentication"), and the
-/// OTA characteristics' refusal.
+/// Command, Command Status and Auth (device-profiles.md §1, "Command" and "Pairing and authentication").
 extension EspPointFirmware {
     /// How long REBOOT waits before resetting, so its status notification leaves the radio first.
     static let rebootDelay: Duration = .milliseconds(300)
@@ -133,28 +132,6 @@ extension EspPointFirmware {
     static func expectedAnswer(challenge: [UInt8], key: [UInt8]) -> [UInt8] {
         let code = HMAC<SHA256>.authenticationCode(for: challenge, using: SymmetricKey(data: key))
         return Array(Array(code).prefix(EspPoint.challengeLength))
-    }
-
-    // MARK: OTA
-
-    // The OTA protocol (START/FINISH/ACTIVATE/STATUS, data frames, ACK/NAK, resume) is not in this firmware yet;
-    // it comes with a later issue. The table is complete so the central's discovery succeeds, but nothing pretends
-    // an update works: an authenticated write to OTA Control fails with ATT 0x06 Request Not Supported and a
-    // console line saying OTA is not implemented, and OTA Data frames are discarded (logged once per connection).
-
-    func otaControl(_ value: [UInt8], on connection: GATTServer.ConnectionID) -> ATT.ErrorCode? {
-        guard isAuthenticated(connection) else { return .insufficientAuthentication }
-        let request = value.first.map { "0x" + hex($0) } ?? "(empty)"
-        board?.log("W", "OTA", "request \(request) refused: OTA is not supported in this firmware")
-        return .requestNotSupported
-    }
-
-    func otaData(_ value: [UInt8], on connection: GATTServer.ConnectionID) -> ATT.ErrorCode? {
-        if sessions[connection]?.otaDataRefusalLogged == false {
-            sessions[connection]?.otaDataRefusalLogged = true
-            board?.log("W", "OTA", "data frames discarded: OTA is not supported in this firmware")
-        }
-        return .requestNotSupported
     }
 }
 

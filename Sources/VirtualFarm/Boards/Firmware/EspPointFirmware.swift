@@ -2,9 +2,8 @@ import BLECore
 import DeviceProfiles
 
 /// The rig's ESP32 test firmware on an esp-point board (device-profiles.md §1): Device Information, Battery, the
-/// Sensor service with its flash log, commands with pairing and challenge–response authentication, and the OTA
-/// service's characteristics (the OTA protocol itself is not in this firmware yet: see
-/// `EspPointFirmware+Commands.swift`).
+/// Sensor service with its flash log, commands with pairing and challenge–response authentication, and OTA with two
+/// banks (`+OTA`, `+OTAState`, `+Boot`).
 ///
 /// State is kept where the chip keeps it. Flash (NVS and the log partition) survives every reset: the pairing
 /// key, pairing mode, the sample interval and the log with its sequence counter. The RTC domain survives resets
@@ -13,11 +12,13 @@ import DeviceProfiles
 /// carry on regardless.
 ///
 /// Split by concern: this file holds the table, advertising, boot and sampling; `+Commands` the Command and Auth
-/// characteristics and OTA's refusal; `+Log` the Log Control protocol and the paced Log Data stream.
+/// characteristics; `+Log` the Log Control protocol and the paced Log Data stream; `+OTA` the OTA protocol and
+/// `+Boot` the bootloader's bank choice and the self-test.
 final class EspPointFirmware: BoardFirmware {
     let profile = Profile.espPoint
-    let version: FirmwareVersion
-    let bank: String? = "A"
+    /// The running bank's firmware; the bootloader sets both at every boot.
+    var version: FirmwareVersion
+    var bank: String? = "A"
     /// The ROM and second-stage bootloaders, the app's init, NimBLE's host sync.
     let bootDuration: Duration = .milliseconds(350)
     /// ESP-IDF's largest local MTU.
@@ -43,6 +44,8 @@ final class EspPointFirmware: BoardFirmware {
     /// On first boot, after FACTORY_RESET and after the console's `pair`.
     var pairingMode = true
     var log: FlashLog
+    /// The app banks, `otadata` and the OTA record (`+OTAState`).
+    var ota: OTAFlashState
     /// Seconds between samples (SET_INTERVAL).
     var interval: UInt32
     /// The last sample taken, which Reading returns (the record itself may have been acknowledged since).
@@ -68,8 +71,6 @@ final class EspPointFirmware: BoardFirmware {
         var authenticated = false
         /// Set by PAIR_BEGIN; PAIR_CONFIRM needs it on the same connection.
         var pairingNonce: [UInt8]?
-        /// OTA Data frames are refused with one console line per connection, not one per frame.
-        var otaDataRefusalLogged = false
     }
 
     var sessions: [GATTServer.ConnectionID: Session] = [:]
@@ -85,11 +86,14 @@ final class EspPointFirmware: BoardFirmware {
     var logRead: LogRead?
     /// The test firmware's extra service (console `gatt-test-service on`), to change the table while running.
     var testServiceEnabled = false
+    /// The OTA session and the flash pipeline.
+    var otaRun = OTARunState()
 
     init(settings: VirtualBoardSettings, seed: UInt64, id: String) {
         self.id = id
         self.settings = settings
         version = settings.firmware ?? Self.defaultVersion
+        ota = OTAFlashState(factory: settings.firmware ?? Self.defaultVersion)
         log = FlashLog(capacity: max(1, settings.logCapacity))
         interval = min(86_400, max(1, settings.sampleInterval))
         environment = Environment(seed: seed, stream: "esp-point/\(id)/environment", temperature: settings.temperature)
@@ -155,6 +159,7 @@ final class EspPointFirmware: BoardFirmware {
         var flags: EspPoint.ManufacturerStatus.Flags = []
         if !log.records.isEmpty { flags.insert(.backlogPresent) }
         if pairingMode { flags.insert(.pairingMode) }
+        if ota.record != nil { flags.insert(.otaSessionPending) }
         return flags
     }
 
@@ -184,6 +189,7 @@ final class EspPointFirmware: BoardFirmware {
         ledOn = false
         lastCommandStatus = []
         logRead = nil
+        otaRun = OTARunState()
         random = board.random("firmware")
         let now = board.sim.now
         if reason == .powerOn || clockBase == nil {
@@ -197,6 +203,7 @@ final class EspPointFirmware: BoardFirmware {
             "esp-point test firmware interval_s=\(interval) log=\(log.records.count)/\(log.capacity)"
                 + " next_seq=\(log.nextSequence) paired=\(paired)")
         if pairingMode { board.log("I", "PAIR", "pairing mode") }
+        guard selfTestIfPending(on: board) else { return }
         scheduleSample()
         board.every(Self.batteryPollInterval) { [weak self] in self?.pollBattery() }
     }
@@ -210,6 +217,7 @@ final class EspPointFirmware: BoardFirmware {
         updateBattery()
         sessions[connection] = nil
         if logRead?.connection == connection { logRead = nil }
+        if otaRun.connection == connection { otaRun.connection = nil }
     }
 
     func freshChallenge() -> [UInt8] { randomBytes(EspPoint.challengeLength) }
@@ -363,7 +371,7 @@ final class EspPointFirmware: BoardFirmware {
             }
             logFill(count)
         default:
-            return false
+            return otaConsoleCommand(words)
         }
         return true
     }
