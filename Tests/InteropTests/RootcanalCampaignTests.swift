@@ -13,7 +13,8 @@ extension Interop {
         static let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
             .appendingPathComponent("blerig").path
 
-        /// rigs/rootcanal.yaml with shorter suites: its boards and radio, unchanged.
+        /// rigs/rootcanal.yaml with shorter suites (alerts left out: the hrm's heart rate needs a minute to cross both
+        /// thresholds): its boards and radio, unchanged.
         static func rig() throws -> String {
             let path = URL(filePath: InteropEnvironment.packageRoot).appending(path: "rigs/rootcanal.yaml").path
             let full = try String(contentsOfFile: path, encoding: .utf8)
@@ -28,6 +29,10 @@ extension Interop {
                   - handshake: {connections: 3}
                   - commands
                   - notifications: {duration_s: 3}
+                  - pairing
+                  - soak: {duration_h: 0.01, traffic_interval_s: 1}
+                  - restore
+                  - ota: {image_kib: 8}
 
                 """
         }
