@@ -2,6 +2,7 @@ import BLECore
 import BenchCore
 import CentralStack
 import DeviceProfiles
+import Foundation
 import Reports
 
 /// A suite: checks the orchestrator runs on each board, recording them through the board's ``CheckRecorder``.
@@ -40,6 +41,9 @@ struct BoardUnderTest: Sendable {
     let seed: UInt64
     /// The timeout of each check of the suite running now.
     var checkTimeout: Duration = .seconds(600)
+    /// The rig's local ingest server for the `sync` suite on a wall-clock bench; nil on the virtual farm, which
+    /// simulates its ingest.
+    var syncIngestURL: URL?
 
     var id: String { config.id }
     var profile: Profile { config.profile }
@@ -86,7 +90,7 @@ struct BoardUnderTest: Sendable {
 /// The suites the orchestrator has, by name.
 enum SuiteCatalog {
     static let suites: [any Suite.Type] = [
-        DiscoverySuite.self, HandshakeSuite.self, CommandsSuite.self, NotificationsSuite.self,
+        DiscoverySuite.self, HandshakeSuite.self, CommandsSuite.self, NotificationsSuite.self, SyncSuite.self,
     ]
 
     static var names: [String] { suites.map { $0.name } }
