@@ -49,7 +49,7 @@ public final class IngestServer: Sendable {
         router.get("counts") { _, _ -> IngestCounts in holder.ledger.withLock { $0.counts } }
         let (bound, boundContinuation) = AsyncStream.makeStream(of: Int?.self)
         var logger = Logger(label: "blerig.ingest")
-        logger.logLevel = .warning
+        logger.logLevel = .critical  // stopping the server by cancellation logs an error per open connection
         let app = Application(
             router: router, configuration: .init(address: .hostname(host, port: port), serverName: "blerig-ingest"),
             onServerRunning: { channel in

@@ -6,9 +6,11 @@ public struct SyncPolicy: Sendable, Hashable {
     public var batchSize = 50
     /// Attempts before a reading is dead-lettered.
     public var maxAttempts = 5
-    /// The wait after the first failed attempt; it doubles with every further consecutive failure.
-    public var backoff: Duration = .seconds(30)
-    public var maxBackoff: Duration = .seconds(600)
+    /// The wait after the first failed attempt; it doubles with every further consecutive failure, so the fifth
+    /// attempt comes about half an hour after the first (60 + 120 + 240 + 480 + 960 s): an ingest outage shorter
+    /// than that costs no reading its place in the queue.
+    public var backoff: Duration = .seconds(60)
+    public var maxBackoff: Duration = .seconds(3600)
 
     public init() {}
 }

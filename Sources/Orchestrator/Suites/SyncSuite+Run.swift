@@ -210,7 +210,8 @@ final class SyncRun: Sendable {
         else {
             throw MeasuredFailure(
                 failure: CheckFailure(
-                    "\(board.place): dead letters \(keys.sorted()) (retry counts \(dead.map(\.retryCount))); expected "
+                    "\(board.place): \(dead.count) dead letter(s) \(keys.sorted().prefix(5)) (retry counts "
+                        + "\(dead.map(\.retryCount).prefix(5)), last error: \(dead.first?.lastError ?? "-")); expected "
                         + "exactly the refused readings \(expected.sorted()), each after \(attempts) attempts"),
                 measurements: measurements)
         }

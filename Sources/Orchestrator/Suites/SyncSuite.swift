@@ -17,6 +17,9 @@ import Reports
 /// 5. the accounting: every reading in the board's seq range is at the ingest, a dead letter, still queued, or
 ///    counted as lost by the ring — `sync.readings_lost` (the central's loss) and `sync.duplicates` must be 0.
 ///
+/// The worker's policy dead-letters a reading after 5 failed attempts, about half an hour of backoff: the default
+/// outage (5 min) and failure rate (5 %) are ridden out; an outage of an hour dead-letters what it meets, by design.
+///
 /// On the virtual farm the ingest is ``SimulatedIngest`` (faults injected, on the virtual clock); elsewhere it is
 /// the HTTP ingest of `ingest_url` or the rig's local server, and the injected faults are skipped.
 struct SyncSuite: Suite {
@@ -26,8 +29,8 @@ struct SyncSuite: Suite {
     var pullEvery: Duration = .seconds(6 * 3600)
     var sampleInterval: UInt32 = 3600
     var refusedReadings = 2
-    var failureRate = 0.1
-    var outage: Duration = .seconds(20 * 60)
+    var failureRate = 0.05
+    var outage: Duration = .seconds(5 * 60)
     /// The HTTP ingest to upload to; nil: the simulated one on the virtual farm, the rig's local one elsewhere.
     var ingestURL: URL?
     /// Tests only: wraps the uploader (a faulty central, to show the checks fail).
@@ -65,8 +68,8 @@ struct SyncSuite: Suite {
     }
 
     init(
-        offline: Duration, away: Duration, pullEvery: Duration, refusedReadings: Int = 2, failureRate: Double = 0.1,
-        outage: Duration = .seconds(1200), wrapUploader: (@Sendable (any Uploader) -> any Uploader)? = nil
+        offline: Duration, away: Duration, pullEvery: Duration, refusedReadings: Int = 2, failureRate: Double = 0.05,
+        outage: Duration = .seconds(300), wrapUploader: (@Sendable (any Uploader) -> any Uploader)? = nil
     ) {
         self.offline = offline
         self.away = away

@@ -52,11 +52,11 @@ struct SyncWorkerCoreTests {
                 .recordFailures(
                     [.init(id: 2, error: "bad"), .init(id: 3, error: "the ingest's answer did not mention SN/3")],
                     deadLetter: []),
-                .wait(until: Self.t0.advanced(by: .seconds(30))),
+                .wait(until: Self.t0.advanced(by: .seconds(60))),
             ])
         // Nothing happens before the deadline, not even when more work arrives.
-        #expect(core.workQueued(now: Self.t0.advanced(by: .seconds(29))) == [])
-        #expect(core.retryDue(now: Self.t0.advanced(by: .seconds(30))) == [.fetch(limit: 50)])
+        #expect(core.workQueued(now: Self.t0.advanced(by: .seconds(59))) == [])
+        #expect(core.retryDue(now: Self.t0.advanced(by: .seconds(60))) == [.fetch(limit: 50)])
     }
 
     @Test("a failed batch counts a retry for each reading; the fifth attempt dead-letters; backoff doubles, capped")
@@ -64,7 +64,7 @@ struct SyncWorkerCoreTests {
         var core = SyncWorkerCore()
         var now = Self.t0
         _ = core.reachabilityChanged(online: true, now: now)
-        var expectedDelay: Duration = .seconds(30)
+        var expectedDelay: Duration = .seconds(60)
         for attempt in 0..<5 {
             let batch = Self.items(1...2, retries: attempt)
             #expect(core.fetched(batch, now: now) == [.upload(batch)])
@@ -77,7 +77,7 @@ struct SyncWorkerCoreTests {
                 ])
             now = now.advanced(by: expectedDelay)
             #expect(core.retryDue(now: now) == [.fetch(limit: 50)])
-            expectedDelay = min(expectedDelay * 2, .seconds(600))
+            expectedDelay = min(expectedDelay * 2, .seconds(3600))
         }
     }
 

@@ -51,9 +51,9 @@ struct SyncWorkerTests {
             return (progress, ingest.ledger, try queue.pendingCount(), try queue.deadLetters(), sim.now)
         }
         let (progress, ledger, pending, dead, end) = result
-        // Outage: attempts at 0 s, 30 s and 90 s fail (30 s, then 60 s backoff); 210 s is after it.
-        #expect(progress.failedAttempts == 3)
-        #expect(ledger.failedRequests == 3)
+        // Outage: attempts at 0 s and 60 s fail (60 s backoff, then 120 s); the one at 180 s is after it.
+        #expect(progress.failedAttempts == 2)
+        #expect(ledger.failedRequests == 2)
         #expect(pending == 0)
         #expect(ledger.held.count == 73)
         #expect(Set(dead.compactMap(\.seq)) == [3, 60])
