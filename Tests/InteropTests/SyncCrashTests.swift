@@ -22,8 +22,8 @@ extension Interop {
 
         /// Kill points: the agent stops after this many progress lines and is killed there. Lines are, in order:
         /// opened, connected, then per READ chunk committed / acked, then per batch uploading / confirmed /
-        /// deleted; every residue mod 3 and both puller steps are covered, each run starting where the last died.
-        static let killPoints = [2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 4, 6, 9]
+        /// deleted; every run starts where the last died, with 60 new readings on the board.
+        static let killPoints = [2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 4, 6, 8, 9, 11, 3, 5, 7, 10, 12]
 
         @Test("killed with SIGKILL at many points during sync, restarted: zero lost, zero duplicates at the ingest")
         func killNine() async throws {
@@ -69,8 +69,9 @@ extension Interop {
                     }
                     try await fill(160)
                     var stalls = 0
+                    var killedAfter: [String] = []
                     for (index, point) in Self.killPoints.enumerated() {
-                        if index % 4 == 3 { try await fill(75) }
+                        if index > 0 { try await fill(60) }
                         let process = try agent(stallAfter: point)
                         let deadline = ContinuousClock.now.advanced(by: .seconds(30))
                         while !process.stdout.text.contains("stalled"), process.exit == nil,
@@ -78,12 +79,22 @@ extension Interop {
                         {
                             try await Task.sleep(for: .milliseconds(5))
                         }
-                        if process.stdout.text.contains("stalled") { stalls += 1 }
+                        let lines = process.stdout.text.split(separator: "\n").map(String.init)
+                        if let stalled = lines.firstIndex(of: "stalled"), stalled > 0 {
+                            stalls += 1
+                            // "7 committed 17 up_to=34" → "committed"
+                            killedAfter.append(String(lines[stalled - 1].split(separator: " ").dropFirst().first ?? ""))
+                        }
                         kill(-process.pid, SIGKILL)
                         _ = await process.waitForExit(timeout: .seconds(10))
                         #expect(process.exit != nil, "the agent survived SIGKILL")
                     }
                     #expect(stalls >= Self.killPoints.count - 2, "most runs reached their kill point")
+                    // The kills landed between commit and ACK, after the ACK, between upload and confirmation,
+                    // between confirmation and delete, and after a delete.
+                    #expect(
+                        Set(killedAfter).isSuperset(of: ["committed", "acked", "uploading", "confirmed", "deleted"]),
+                        "killed after: \(killedAfter)")
                     // A last run without a kill point finishes the job.
                     let last = try agent(stallAfter: nil)
                     let exit = await last.waitForExit(timeout: .seconds(60))
@@ -100,7 +111,9 @@ extension Interop {
                     #expect(try queue.deadLetters().isEmpty)
                     // Redeliveries are the at-least-once cost of a kill between upload and delete; the ingest
                     // deduped them (held once each, above).
-                    print("sync crash test: \(total) readings, \(Self.killPoints.count) kills, \(server.snapshot.redeliveries) redeliveries deduped")
+                    print(
+                        "sync crash test: \(total) readings, \(stalls) kills after \(killedAfter), "
+                            + "\(server.snapshot.redeliveries) redeliveries deduped")
                     try await served.power?.off()
                 }
             }
