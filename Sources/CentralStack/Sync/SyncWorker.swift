@@ -64,6 +64,13 @@ public actor SyncWorker {
     /// on the clock. Throws only when the queue itself fails (disk full, read-only, corrupt).
     @discardableResult
     public func drain() async throws -> SyncProgress {
+        do { return try await performUntilDrained() } catch {
+            core.abandon()
+            throw error
+        }
+    }
+
+    private func performUntilDrained() async throws -> SyncProgress {
         var progress = SyncProgress()
         var pending = backlog + core.workQueued(now: clock.now)
         backlog = []

@@ -111,6 +111,13 @@ public struct SyncWorkerCore: Sendable {
         return [failures(batch.map { ($0, error) }), backOff(now: now)] + next(now: now)
     }
 
+    /// The shell could not perform an action (the queue failed): forget what was in flight, so the next event
+    /// starts over from the queue, which still holds every reading not confirmed and deleted.
+    public mutating func abandon() {
+        busy = false
+        inFlight = []
+    }
+
     private func failures(_ items: [(QueuedReading, String)]) -> Action {
         let dead = items.filter { $0.0.retryCount + 1 >= policy.maxAttempts }.map(\.0.id)
         return .recordFailures(items.map { Failure(id: $0.0.id, error: $0.1) }, deadLetter: dead)

@@ -47,7 +47,7 @@ struct SyncSuite: Suite {
         }
         if let value = days("offline_days") { offline = value }
         if let value = days("away_days") { away = value }
-        if let hours = options.number("pull_interval_h", in: 0.1...48, unit: "h") {
+        if let hours = options.number("pull_interval_h", in: 0.0005...48, unit: "h") {
             pullEvery = .milliseconds(Int64((hours * 3_600_000).rounded()))
         }
         if let seconds = options.integer("sample_interval_s", in: UInt32(1)...86_400) { sampleInterval = seconds }

@@ -95,6 +95,37 @@ struct SyncQueueTests {
         #expect(try queue.oldest(limit: 5).map(\.seq) == [1])
     }
 
+    @Test("a read-only queue file is refused with its path and kind, and its readings stay")
+    func readOnly() throws {
+        let dir = TemporaryDirectory()
+        defer {
+            _ = try? run("/usr/bin/chattr", ["-i", dir.file("q.sqlite")])
+            dir.cleanup()
+        }
+        let path = dir.file("q.sqlite")
+        do {
+            let queue = try SyncQueue(path: path)
+            try queue.enqueue(board: "B", records: [(1, record(1))], at: 0)
+        }
+        // Root writes through file modes, so as root the file is made immutable instead (chattr +i).
+        if getuid() == 0 {
+            guard (try? run("/usr/bin/chattr", ["+i", path])) == 0 else {
+                Issue.record("chattr +i is not available here: cannot make a read-only file as root")
+                return
+            }
+        } else {
+            try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: path)
+        }
+        #expect {
+            let queue = try SyncQueue(path: path)
+            try queue.enqueue(board: "B", records: [(2, record(2))], at: 1)
+        } throws: { error in
+            guard let error = error as? SyncQueueError else { return false }
+            return error.kind == .readOnly && error.description.contains(path)
+        }
+        #expect(try sqlite3(path, "SELECT board || '/' || seq FROM item;") == ["B/1"])
+    }
+
     @Test("a file that is not a database is refused with its path, and left as it was")
     func corrupt() throws {
         let dir = TemporaryDirectory()

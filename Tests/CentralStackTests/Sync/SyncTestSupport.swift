@@ -36,3 +36,14 @@ func sqlite3(_ path: String, _ sql: String) throws -> [String] {
     guard process.terminationStatus == 0 else { throw CocoaError(.fileReadUnknown) }
     return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
 }
+
+/// Runs `executable` with `arguments`; returns its exit status.
+@discardableResult
+func run(_ executable: String, _ arguments: [String]) throws -> Int32 {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    try process.run()
+    process.waitUntilExit()
+    return process.terminationStatus
+}

@@ -91,4 +91,13 @@ struct SyncWorkerCoreTests {
         #expect(core.uploaded(UploadReceipt(accepted: batch.map(\.key)), now: Self.t0) == [.delete(ids: [1, 2])])
         #expect(core.reachabilityChanged(online: true, now: Self.t0) == [.fetch(limit: 50)])
     }
+
+    @Test("after the shell failed to perform an action, the next event starts over with a fetch")
+    func abandon() {
+        var core = SyncWorkerCore()
+        #expect(core.reachabilityChanged(online: true, now: Self.t0) == [.fetch(limit: 50)])
+        #expect(core.workQueued(now: Self.t0) == [])
+        core.abandon()
+        #expect(core.workQueued(now: Self.t0) == [.fetch(limit: 50)])
+    }
 }
