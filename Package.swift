@@ -84,7 +84,8 @@ let package = Package(
         .testTarget(
             name: "CentralStackTests",
             dependencies: [
-                "CentralStack", "VirtualFarm", "DeviceProfiles", "BLECore", .product(name: "GRDB", package: "GRDB.swift"),
+                "CentralStack", "VirtualFarm", "DeviceProfiles", "BLECore",
+                .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
         .testTarget(name: "IngestServerTests", dependencies: ["IngestServer", "CentralStack", "BLECore"]),
@@ -93,7 +94,8 @@ let package = Package(
         .testTarget(
             name: "InteropTests",
             dependencies: [
-                "Radios", "Benches", "BenchCore", "CentralStack", "BLECore", "VirtualFarm", "DeviceProfiles", "IngestServer",
+                "Radios", "Benches", "BenchCore", "CentralStack", "BLECore", "VirtualFarm", "DeviceProfiles",
+                "IngestServer",
             ],
             exclude: ["Peers"]
         ),

@@ -51,7 +51,8 @@ extension Interop {
                     let served = boards[0]
                     try await served.power?.on()
                     try await Task.sleep(for: .milliseconds(500))
-                    let address = "\(served.match.address!.description.replacingOccurrences(of: " (random)", with: ""))/random"
+                    let address =
+                        "\(served.match.address!.description.replacingOccurrences(of: " (random)", with: ""))/random"
                     var total = 0
                     func fill(_ count: Int) async throws {
                         try await served.console?.send("log-fill \(count)")
@@ -103,7 +104,9 @@ extension Interop {
 
                     let held = server.snapshot.held
                     let seqs = held.values.map(\.reading.seq).sorted()
-                    #expect(seqs == Array(1...UInt32(total)), "lost: \(Set(1...UInt32(total)).subtracting(seqs).sorted().prefix(10))")
+                    #expect(
+                        seqs == Array(1...UInt32(total)),
+                        "lost: \(Set(1...UInt32(total)).subtracting(seqs).sorted().prefix(10))")
                     #expect(held.count == total)
                     #expect(server.snapshot.conflicts == 0)
                     let queue = try SyncQueue(path: queuePath)

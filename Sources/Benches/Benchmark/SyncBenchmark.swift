@@ -58,7 +58,8 @@ public enum SyncBenchmark {
                     "the drain confirmed \(progress.confirmed) of \(items) readings and the server holds \(held)")
             }
             return Result(
-                items: items, chunk: chunk, enqueue: start.duration(to: enqueued), drain: enqueued.duration(to: drained),
+                items: items, chunk: chunk, enqueue: start.duration(to: enqueued),
+                drain: enqueued.duration(to: drained),
                 batches: progress.attempts)
         } catch {
             await server.stop()

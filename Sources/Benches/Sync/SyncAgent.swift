@@ -24,7 +24,8 @@ public enum SyncAgent {
         public var stallAfter: Int?
         public var rounds = 20
 
-        public init(radio: String, board: DeviceAddress, queuePath: String, ingest: URL, key: [UInt8], stallAfter: Int?) {
+        public init(radio: String, board: DeviceAddress, queuePath: String, ingest: URL, key: [UInt8], stallAfter: Int?)
+        {
             self.radio = radio
             self.board = board
             self.queuePath = queuePath

@@ -54,7 +54,8 @@ public enum LogPuller {
             status = try await client.logStatus()
             if status.count > 0, status.oldest <= last.sequence {
                 throw SessionError.protocolViolation(
-                    "after ACK \(last.sequence) the board still holds seq \(status.oldest); the contract says ACK frees them")
+                    "after ACK \(last.sequence) the board still holds seq \(status.oldest); the contract says ACK frees them"
+                )
             }
         }
         return report

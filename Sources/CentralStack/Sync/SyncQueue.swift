@@ -97,7 +97,9 @@ public final class SyncQueue: Sendable {
     /// Queues readings of `board` in one durable transaction; returns how many were new. When this returns,
     /// they are on disk; when it throws, none of them is (and the board must not be acknowledged).
     @discardableResult
-    public func enqueue(board: String, records: [(seq: UInt32, payload: [UInt8])], at now: Double) throws(SyncQueueError)
+    public func enqueue(
+        board: String, records: [(seq: UInt32, payload: [UInt8])], at now: Double
+    ) throws(SyncQueueError)
         -> Int
     {
         try write("enqueuing \(records.count) readings of \(board)") { db in
@@ -121,7 +123,8 @@ public final class SyncQueue: Sendable {
     public func oldest(limit: Int) throws(SyncQueueError) -> [QueuedReading] {
         try read("reading the oldest \(limit) readings") { db in
             try Row.fetchAll(
-                db, sql: "SELECT id, board, seq, payload, createdAt, retryCount, lastError FROM item ORDER BY id LIMIT ?",
+                db,
+                sql: "SELECT id, board, seq, payload, createdAt, retryCount, lastError FROM item ORDER BY id LIMIT ?",
                 arguments: [limit]
             ).map { row in
                 QueuedReading(
@@ -172,7 +175,8 @@ public final class SyncQueue: Sendable {
         try read("reading the dead letters") { db in
             try Row.fetchAll(db, sql: "SELECT * FROM deadLetter ORDER BY id").map { row in
                 DeadLetter(
-                    id: row["id"], board: row["board"], seq: (row["seq"] as Int64?).map { UInt32(truncatingIfNeeded: $0) },
+                    id: row["id"], board: row["board"],
+                    seq: (row["seq"] as Int64?).map { UInt32(truncatingIfNeeded: $0) },
                     payload: Array(row["payload"] as Data), createdAt: row["createdAt"], retryCount: row["retryCount"],
                     lastError: row["lastError"], deadAt: row["deadAt"])
             }

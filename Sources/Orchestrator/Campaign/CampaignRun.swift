@@ -167,7 +167,7 @@ struct CampaignRun: Sendable {
                 break
             }
             target.syncIngestURL = syncIngestURL
-        target.checkTimeout = planned.checkTimeout
+            target.checkTimeout = planned.checkTimeout
             await planned.suite.run(on: target)
         }
         scheduler.release(lease)

@@ -99,13 +99,19 @@ final class SyncBook: Sendable {
             latencies[min(latencies.count - 1, Int((p / 100 * Double(latencies.count)).rounded(.up)) - 1)]
         }
         guard !latencies.isEmpty else {
-            return [MeasuredValue(metric: "sync.latency_s", statistic: .count, value: 0, unit: .count, definition: definition)]
+            return [
+                MeasuredValue(
+                    metric: "sync.latency_s", statistic: .count, value: 0, unit: .count, definition: definition)
+            ]
         }
         return [
-            MeasuredValue(metric: "sync.latency_s", statistic: .p50, value: at(50), unit: .seconds, definition: definition),
-            MeasuredValue(metric: "sync.latency_s", statistic: .p95, value: at(95), unit: .seconds, definition: definition),
             MeasuredValue(
-                metric: "sync.latency_s", statistic: .max, value: latencies.last!, unit: .seconds, definition: definition),
+                metric: "sync.latency_s", statistic: .p50, value: at(50), unit: .seconds, definition: definition),
+            MeasuredValue(
+                metric: "sync.latency_s", statistic: .p95, value: at(95), unit: .seconds, definition: definition),
+            MeasuredValue(
+                metric: "sync.latency_s", statistic: .max, value: latencies.last!, unit: .seconds,
+                definition: definition),
             MeasuredValue(
                 metric: "sync.latency_s", statistic: .count, value: Double(latencies.count), unit: .count,
                 definition: definition),

@@ -140,13 +140,15 @@ final class SyncRun: Sendable {
         if state.uploadAttempts > 0 || requests > 0 {
             throw MeasuredFailure(
                 failure: CheckFailure(
-                    "\(board.place): \(max(state.uploadAttempts, requests)) upload attempt(s) while offline; expected none"),
+                    "\(board.place): \(max(state.uploadAttempts, requests)) upload attempt(s) while offline; expected none"
+                ),
                 measurements: measurements)
         }
         if pending != state.queuedAt.count || pending == 0 {
             throw MeasuredFailure(
                 failure: CheckFailure(
-                    "\(board.place): the queue holds \(pending) readings after pulling \(state.queuedAt.count) while offline"),
+                    "\(board.place): the queue holds \(pending) readings after pulling \(state.queuedAt.count) while offline"
+                ),
                 measurements: measurements)
         }
         return measurements
@@ -206,7 +208,8 @@ final class SyncRun: Sendable {
                 definition: Self.definitions.dead)
         ]
         let attempts = worker.policyMaxAttempts
-        guard keys == expected, dead.allSatisfy({ $0.retryCount == attempts && $0.payload.count == EspPoint.Reading.size })
+        guard keys == expected,
+            dead.allSatisfy({ $0.retryCount == attempts && $0.payload.count == EspPoint.Reading.size })
         else {
             throw MeasuredFailure(
                 failure: CheckFailure(
@@ -218,7 +221,8 @@ final class SyncRun: Sendable {
         for letter in dead {
             board.recorder.log(
                 .warning, "sync",
-                "dead letter \(letter.board)/\(letter.seq.map(String.init) ?? "?") after \(letter.retryCount) attempts: \(letter.lastError)")
+                "dead letter \(letter.board)/\(letter.seq.map(String.init) ?? "?") after \(letter.retryCount) attempts: \(letter.lastError)"
+            )
         }
         return measurements
     }
@@ -246,7 +250,8 @@ final class SyncRun: Sendable {
         if dropped != gap {
             throw MeasuredFailure(
                 failure: CheckFailure(
-                    "\(board.place): the board's dropped counter grew by \(dropped) but the central saw a gap of \(gap) seqs"),
+                    "\(board.place): the board's dropped counter grew by \(dropped) but the central saw a gap of \(gap) seqs"
+                ),
                 measurements: measurements)
         }
         if sampled > capacity + 1, dropped == 0 {
@@ -258,7 +263,8 @@ final class SyncRun: Sendable {
         }
         board.recorder.log(
             .info, "sync",
-            "away \(suite.away.seconds / 3600) h: ring of \(capacity) records, ~\(sampled) sampled, \(dropped) overwritten")
+            "away \(suite.away.seconds / 3600) h: ring of \(capacity) records, ~\(sampled) sampled, \(dropped) overwritten"
+        )
         return measurements
     }
 
@@ -272,7 +278,9 @@ final class SyncRun: Sendable {
         let pending = Set(try queue.oldest(limit: 1_000_000).filter { $0.board == serial }.map(\.seq))
         let ring = book.ringLost
         let range = first <= state.newestSeen ? Array(first...state.newestSeen) : []
-        let lost = range.filter { !held.contains($0) && !dead.contains($0) && !pending.contains($0) && !ring.contains($0) }
+        let lost = range.filter {
+            !held.contains($0) && !dead.contains($0) && !pending.contains($0) && !ring.contains($0)
+        }
         let duplicates = simulated?.ledger.redeliveries ?? state.duplicateReceipts
         let measurements =
             [

@@ -38,7 +38,8 @@ struct SyncSuite: Suite {
 
     static let checkNames = [
         "offline: readings queued, no upload attempted", "online: backlog uploaded through outage and failures",
-        "refused readings dead-lettered and kept", "ring overflow visible", "no reading lost or duplicated by the central",
+        "refused readings dead-lettered and kept", "ring overflow visible",
+        "no reading lost or duplicated by the central",
     ]
 
     init(options: inout RigMappingReader) {
@@ -57,7 +58,8 @@ struct SyncSuite: Suite {
             outage = .milliseconds(Int64((minutes * 60_000).rounded()))
         }
         if let text = options.string("ingest_url") {
-            if let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil {
+            if let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil
+            {
                 ingestURL = url
             } else if let node = options.value("ingest_url") {
                 options.diagnostics.record(

@@ -21,7 +21,9 @@ struct SyncQueueMigrationTests {
     /// idempotency key before v3), and a payload too short to hold a seq.
     static let rows: [OldRow] = {
         var rows: [OldRow] = []
-        for seq in UInt32(1)...120 { rows.append(OldRow(board: "SN-A", payload: record(seq), retryCount: Int(seq % 4))) }
+        for seq in UInt32(1)...120 {
+            rows.append(OldRow(board: "SN-A", payload: record(seq), retryCount: Int(seq % 4)))
+        }
         for seq in UInt32(7)...30 { rows.append(OldRow(board: "SN-B", payload: record(seq))) }
         rows.append(OldRow(board: "SN-A", payload: record(5), retryCount: 3, lastError: "HTTP 503"))  // a duplicate
         rows.append(OldRow(board: "SN-B", payload: [0x01, 0x02]))  // no seq
@@ -43,7 +45,8 @@ struct SyncQueueMigrationTests {
                         arguments: [row.board, Data(row.payload), createdAt])
                 case "v2":
                     try db.execute(
-                        sql: "INSERT INTO item (board, payload, createdAt, retryCount, lastError) VALUES (?, ?, ?, ?, ?)",
+                        sql:
+                            "INSERT INTO item (board, payload, createdAt, retryCount, lastError) VALUES (?, ?, ?, ?, ?)",
                         arguments: [row.board, Data(row.payload), createdAt, row.retryCount, row.lastError])
                 default:
                     Issue.record("no filler for \(version)")

@@ -33,7 +33,10 @@ struct SyncQueueTests {
         let reopened = try SyncQueue(path: path)
         #expect(try reopened.enqueue(board: "SN1", records: [(1, record(1))], at: 2) == 0)
         #expect(try reopened.pendingCount() == 4)
-        #expect(try sqlite3(path, "SELECT board || '/' || seq FROM item ORDER BY id;") == ["SN1/1", "SN1/2", "SN1/3", "SN2/2"])
+        #expect(
+            try sqlite3(path, "SELECT board || '/' || seq FROM item ORDER BY id;") == [
+                "SN1/1", "SN1/2", "SN1/3", "SN2/2",
+            ])
     }
 
     @Test("oldest first, in insertion order, limited")

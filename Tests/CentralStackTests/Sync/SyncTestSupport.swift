@@ -6,7 +6,8 @@ struct TemporaryDirectory {
     let path: String
 
     init(_ label: String = "sync") {
-        path = FileManager.default.temporaryDirectory.appendingPathComponent("blerig-\(label)-\(UUID().uuidString)").path
+        path =
+            FileManager.default.temporaryDirectory.appendingPathComponent("blerig-\(label)-\(UUID().uuidString)").path
         try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     }
 
@@ -18,7 +19,9 @@ struct TemporaryDirectory {
 /// A 14-byte esp-point reading record with `seq` (device-profiles.md §1).
 func record(_ seq: UInt32, unixTime: UInt32 = 1_700_000_000) -> [UInt8] {
     var bytes: [UInt8] = []
-    for value in [seq, unixTime] { for shift in stride(from: 0, to: 32, by: 8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt32(shift))) } }
+    for value in [seq, unixTime] {
+        for shift in stride(from: 0, to: 32, by: 8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt32(shift))) }
+    }
     bytes += [0xF4, 0x07, 0x88, 0x13, 0x74, 0x0E]
     return bytes
 }

@@ -72,7 +72,8 @@ struct SyncWorkerCoreTests {
             let actions = core.uploadFailed("HTTP 503", now: now)
             #expect(
                 actions == [
-                    .recordFailures([.init(id: 1, error: "HTTP 503"), .init(id: 2, error: "HTTP 503")], deadLetter: dead),
+                    .recordFailures(
+                        [.init(id: 1, error: "HTTP 503"), .init(id: 2, error: "HTTP 503")], deadLetter: dead),
                     .wait(until: now.advanced(by: expectedDelay)),
                 ])
             now = now.advanced(by: expectedDelay)
