@@ -88,7 +88,6 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
-        .testTarget(name: "IngestServerTests", dependencies: ["IngestServer", "CentralStack", "BLECore"]),
         .testTarget(name: "RadiosTests", dependencies: ["Radios", "BLECore", "BenchCore"]),
         // Against processes nobody here wrote: rootcanal (a virtual controller) and Bumble (a complete host).
         .testTarget(

@@ -19,6 +19,8 @@ public final class HTTPUploader: Uploader {
         session = URLSession(configuration: configuration)
     }
 
+    deinit { session.finishTasksAndInvalidate() }
+
     public func upload(_ batch: IngestBatch) async throws(UploadError) -> UploadReceipt {
         var request = URLRequest(url: base.appendingPathComponent("readings"))
         request.httpMethod = "POST"

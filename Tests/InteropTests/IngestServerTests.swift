@@ -8,7 +8,9 @@ import Testing
     import FoundationNetworking
 #endif
 
-/// The HTTP uploader against the real Hummingbird ingest, in process on a free port.
+/// The HTTP uploader against the real Hummingbird ingest, in process on a free port. In the interop tier because
+/// the server's event loops keep descriptors open for the life of the process, which the transport tests' leak
+/// checks (in the other test process) would see.
 @Suite("Ingest server and HTTP uploader")
 struct IngestServerTests {
     static func reading(_ board: String, _ seq: UInt32, byte: UInt8 = 0xAB) -> IngestReading {
