@@ -24,6 +24,8 @@ final class SyncBook: Sendable {
         /// Keys the ingest said it already held when the central uploaded them.
         var duplicateReceipts = 0
         var uploadAttempts = 0
+        /// Seqs the board had been told to free (ACK) while they were neither in the queue nor at the ingest.
+        var acknowledgedBeforeCommit: [UInt32] = []
     }
 
     let clock: any RigClock
@@ -77,6 +79,10 @@ final class SyncBook: Sendable {
             default: break
             }
         }
+    }
+
+    func acknowledgedBeforeCommit(_ seqs: [UInt32]) {
+        state.withLock { $0.acknowledgedBeforeCommit += seqs }
     }
 
     /// `12` of `SN-1/12`.

@@ -81,8 +81,26 @@ final class SyncRun: Sendable {
             let book = self.book
             return try await LogPuller.pull(
                 client: client, queue: self.queue, board: serial, now: { clock.now.sinceOrigin.seconds },
-                observe: { book.note($0) })
+                observe: { step in
+                    book.note(step)
+                    if case let .acknowledged(upTo) = step { self.verifyQueued(upTo: upTo) }
+                })
         }
+    }
+
+    /// Right after an ACK: every reading up to `upTo` in the suite's range that the ring did not overwrite must
+    /// be durably queued (read through the queue file), dead-lettered, or confirmed by the ingest already. One
+    /// that is not was acknowledged before it was committed: a crash then would lose it.
+    func verifyQueued(upTo: UInt32) {
+        let state = book.snapshot
+        guard let first = state.firstSeq, first <= upTo else { return }
+        let ring = book.ringLost
+        let serial = serial
+        let missing = (first...upTo).filter { seq in
+            !ring.contains(seq) && state.confirmedAt[seq] == nil
+                && !((try? queue.holds(board: serial, seq: seq)) ?? false)
+        }
+        if !missing.isEmpty { book.acknowledgedBeforeCommit(missing) }
     }
 
     private func restoreInterval() async {
@@ -300,11 +318,13 @@ final class SyncRun: Sendable {
                     metric: "sync.ring_dropped", statistic: .value, value: Double(ring.count), unit: .count,
                     definition: Self.definitions.ring),
             ] + book.latencyMeasurements(definition: Self.definitions.latency)
-        guard lost.isEmpty, duplicates == 0 else {
+        let early = Set(state.acknowledgedBeforeCommit).sorted()
+        guard lost.isEmpty, duplicates == 0, early.isEmpty else {
             throw MeasuredFailure(
                 failure: CheckFailure(
-                    "\(board.place): the central lost \(lost.count) reading(s) (first: \(lost.prefix(5))) and "
-                        + "delivered \(duplicates) duplicate(s)"),
+                    "\(board.place): the central lost \(lost.count) reading(s) (first: \(lost.prefix(5))), "
+                        + "delivered \(duplicates) duplicate(s) and acknowledged \(early.count) reading(s) to the "
+                        + "board before committing them (first: \(early.prefix(5)))"),
                 measurements: measurements)
         }
         return measurements
