@@ -37,7 +37,7 @@ public struct SyncQueueError: Error, Sendable, CustomStringConvertible {
         let advice =
             switch kind {
             case .full: "the disk is full; free space and sync again (nothing was committed, nothing is lost)"
-            case .readOnly: "the file is read-only; make it and its directory writable"
+            case .readOnly: "the file or its directory is read-only or missing; make both writable"
             case .corrupt: "the file is not a usable SQLite database; move it aside to start a new queue"
             case .unknownSchema: "the queue was written by a newer version; update the app"
             case .other: "nothing was committed"
