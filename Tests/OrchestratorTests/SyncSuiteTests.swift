@@ -116,6 +116,36 @@ struct SyncSuiteTests {
     }
 }
 
+extension SyncSuiteTests {
+    @Test("fails when the central acknowledges the board's log before committing the readings")
+    func failsOnEarlyAcknowledgement() async throws {
+        var suite = Self.suite()
+        suite.puller = { client, queue, board, now, observe in
+            // The faulty order: READ, ACK, then commit.
+            let status = try await client.logStatus()
+            var report = PullReport(statusBefore: status)
+            guard status.count > 0 else { return report }
+            let readings = try await client.readLog(from: status.oldest, maxCount: 256)
+            guard let last = readings.last else { return report }
+            try await client.acknowledgeLog(upTo: last.sequence)
+            observe(.acknowledged(upTo: last.sequence))
+            report.read = readings.count
+            report.queued = try queue.enqueue(
+                board: board, records: readings.map { ($0.sequence, $0.encoded) }, at: now())
+            observe(.committed(sequences: readings.map(\.sequence)))
+            return report
+        }
+        let checks = try await Self.run(suite)
+        let last = try #require(checks.last)
+        guard case let .failed(message, _) = last.outcome else {
+            Issue.record("expected a failure, got \(last.outcome)")
+            return
+        }
+        #expect(message.contains("before committing") && !message.contains("acknowledged 0 reading"))
+        #expect(Self.value("sync.readings_lost", in: checks) == 0, "nothing crashed, so nothing was lost this time")
+    }
+}
+
 /// A faulty central's uploader: confirms every third batch without sending it.
 final class LosingUploader: Uploader {
     let inner: any Uploader

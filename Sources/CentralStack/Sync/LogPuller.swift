@@ -33,7 +33,7 @@ public enum LogPuller {
     /// time queued readings get as `createdAt`.
     public static func pull(
         client: EspPointClient, queue: SyncQueue, board: String, now: @Sendable () -> Double,
-        observe: @Sendable (Step) -> Void = { _ in }
+        observe: @escaping @Sendable (Step) -> Void = { _ in }
     ) async throws -> PullReport {
         var report = PullReport(statusBefore: try await client.logStatus())
         var status = report.statusBefore

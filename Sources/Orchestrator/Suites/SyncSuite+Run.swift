@@ -79,9 +79,9 @@ final class SyncRun: Sendable {
             let serial = self.serial
             let clock = self.board.clock
             let book = self.book
-            return try await LogPuller.pull(
-                client: client, queue: self.queue, board: serial, now: { clock.now.sinceOrigin.seconds },
-                observe: { step in
+            return try await self.suite.puller(
+                client, self.queue, serial, { clock.now.sinceOrigin.seconds },
+                { step in
                     book.note(step)
                     if case let .acknowledged(upTo) = step { self.verifyQueued(upTo: upTo) }
                 })

@@ -35,6 +35,15 @@ struct SyncSuite: Suite {
     var ingestURL: URL?
     /// Tests only: wraps the uploader (a faulty central, to show the checks fail).
     var wrapUploader: (@Sendable (any Uploader) -> any Uploader)?
+    /// Tests only: replaces ``LogPuller/pull(client:queue:board:now:observe:)`` (a central that acknowledges too
+    /// early, to show the check fails).
+    var puller: Puller = LogPuller.pull
+
+    typealias Puller =
+        @Sendable (
+            EspPointClient, SyncQueue, String, @escaping @Sendable () -> Double,
+            @escaping @Sendable (LogPuller.Step) -> Void
+        ) async throws -> PullReport
 
     static let checkNames = [
         "offline: readings queued, no upload attempted", "online: backlog uploaded through outage and failures",
