@@ -11,7 +11,7 @@ INTEROP_PYTHON ?= python3
 INTEROP_PINS := rootcanal==1.10.0 bumble==0.0.236
 INTEROP_APT_PACKAGES := python3 python3-venv
 
-.PHONY: deps test-deps interop-deps install-packages build run test bench bench-hci bench-ota clean
+.PHONY: deps test-deps interop-deps install-packages build run test bench bench-hci bench-ota bench-sync clean
 
 # deps: install whichever of the apt packages above are missing (non-interactive; sudo when not root)
 deps:
@@ -86,6 +86,12 @@ bench-hci: deps interop-deps
 bench-ota: deps
 	$(SWIFT) build -c release --product blerig
 	.build/release/blerig bench ota $(ARGS)
+
+# bench-sync: release build; the sync queue (SQLite WAL, synchronous=FULL) against the real local ingest server:
+# enqueue, upload + delete, end to end in items/s (make bench-sync ARGS="--items 50000")
+bench-sync: deps
+	$(SWIFT) build -c release --product blerig
+	.build/release/blerig bench sync $(ARGS)
 
 # clean: remove the build and every run's reports (reports/README.md stays)
 clean:

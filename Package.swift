@@ -17,6 +17,8 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams", exact: "6.2.2"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", exact: "0.2.0"),
         .package(url: "https://github.com/apple/swift-crypto", exact: "3.12.3"),
+        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1"),
     ],
     targets: [
         .target(name: "BLECore"),
@@ -32,7 +34,16 @@ let package = Package(
         ),
         .target(
             name: "CentralStack",
-            dependencies: ["BLECore", "DeviceProfiles", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: [
+                "BLECore", "DeviceProfiles", .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        // The sync suite's ingest server (Hummingbird): its own target, so only what serves or benchmarks it
+        // pays Hummingbird's build time.
+        .target(
+            name: "IngestServer",
+            dependencies: ["CentralStack", .product(name: "Hummingbird", package: "hummingbird")]
         ),
         .target(name: "Reports", dependencies: ["BLECore"]),
         // libbluetooth (libbluetooth-dev) for the BlueZ HCI user channel and adapter listing.
@@ -55,12 +66,13 @@ let package = Package(
             name: "Benches",
             dependencies: [
                 "BLECore", "BenchCore", "DeviceProfiles", "Orchestrator", "VirtualFarm", "Radios", "CentralStack",
+                "IngestServer",
             ]
         ),
         .executableTarget(
             name: "blerig",
             dependencies: [
-                "Orchestrator", "Benches", "Radios",
+                "Orchestrator", "Benches", "Radios", "CentralStack", "BLECore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -69,12 +81,21 @@ let package = Package(
         .testTarget(
             name: "VirtualFarmTests", dependencies: ["VirtualFarm", "BenchCore", "CentralStack", "DeviceProfiles", "BLECore"]
         ),
-        .testTarget(name: "CentralStackTests", dependencies: ["CentralStack", "VirtualFarm", "DeviceProfiles", "BLECore"]),
+        .testTarget(
+            name: "CentralStackTests",
+            dependencies: [
+                "CentralStack", "VirtualFarm", "DeviceProfiles", "BLECore",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
         .testTarget(name: "RadiosTests", dependencies: ["Radios", "BLECore", "BenchCore"]),
         // Against processes nobody here wrote: rootcanal (a virtual controller) and Bumble (a complete host).
         .testTarget(
             name: "InteropTests",
-            dependencies: ["Radios", "Benches", "BenchCore", "CentralStack", "BLECore", "VirtualFarm", "DeviceProfiles"],
+            dependencies: [
+                "Radios", "Benches", "BenchCore", "CentralStack", "BLECore", "VirtualFarm", "DeviceProfiles",
+                "IngestServer",
+            ],
             exclude: ["Peers"]
         ),
         .testTarget(name: "ReportsTests", dependencies: ["Reports"], exclude: ["Fixtures"]),

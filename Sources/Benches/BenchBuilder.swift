@@ -1,6 +1,7 @@
 import BLECore
 import BenchCore
 import DeviceProfiles
+import IngestServer
 import Orchestrator
 import VirtualFarm
 
@@ -17,6 +18,11 @@ public struct BenchBuilder: BenchFactory {
         }
         // kind: hci and kind: rootcanal: blerig's own HCI host; on rootcanal the board models are served too.
         return HCIBenchLauncher(rig: rig, seed: seed, boards: Self.virtualConfiguration(rig, seed: seed).boards)
+    }
+
+    /// A Hummingbird ingest on 127.0.0.1 and a free port, for the `sync` suite on a wall-clock bench.
+    public func startLocalIngest() async throws -> (any LocalIngest)? {
+        try await IngestServer.start(host: "127.0.0.1", port: 0)
     }
 
     /// The virtual farm's configuration for a virtual rig: the link and faults of its `virtual:` block, one
@@ -48,3 +54,5 @@ public struct BenchBuilder: BenchFactory {
         }
     }
 }
+
+extension IngestServer: LocalIngest {}

@@ -37,13 +37,15 @@ private let shippedRigs: [String] = {
         #expect(farm.faults.dropsPerHour == 0)
         #expect(
             rig.suites.map(\.name) == [
-                "discovery", "handshake", "commands", "notifications", "alerts", "pairing", "soak", "restore", "ota",
+                "discovery", "handshake", "commands", "notifications", "sync", "alerts", "pairing", "soak", "restore",
+                "ota",
             ])
 
         let esp = try #require(rig.board(id: "esp-01"))
         #expect(esp.virtual.address?.description == "24:0A:C4:12:1A:2B")
         #expect(esp.virtual.batteryPercent == 64)
         #expect(esp.virtual.temperatureC == 19.5)
+        #expect(esp.virtual.firmware.logCapacity == 48)
         #expect(esp.location.file == path)
         #expect(esp.location.lineAndColumn == "16:5")
         let logger = try #require(rig.board(id: "esp-02")).virtual.firmware

@@ -16,6 +16,8 @@ public struct Campaign: Sendable {
     /// The virtual farm's seed (the rig's, or the one given); unused on hardware.
     public let seed: UInt64
     let launcher: any BenchLauncher
+    /// Starts the local ingest the `sync` suite needs on a wall-clock bench.
+    let startLocalIngest: @Sendable () async throws -> (any LocalIngest)?
 
     /// The suites blerig has, in the order they run when a rig lists them all.
     public static var suiteNames: [String] { SuiteCatalog.names }
@@ -55,6 +57,7 @@ public struct Campaign: Sendable {
         do { suites = try SuiteCatalog.plan(selections, file: path) } catch { throw .rig(error) }
         self.seed = seed ?? rig.virtual?.seed ?? VirtualFarmConfig.defaultSeed
         launcher = try benches.launcher(for: rig, seed: self.seed)
+        startLocalIngest = { try await benches.startLocalIngest() }
     }
 
     /// Runs the campaign and writes its reports under `options.outputRoot/<run-id>/`. Throws only when the run
@@ -90,9 +93,15 @@ public struct Campaign: Sendable {
         var end = RigInstant.origin
         var work: Int?
         var radios: [RadioReport] = []
+        let localIngest: (any LocalIngest)?
+        do { localIngest = try await startLocalIngestIfNeeded() } catch {
+            problems.append("the local ingest server for the sync suite did not start: \(error)")
+            localIngest = nil
+        }
         do {
-            let run = CampaignRun(campaign: self, files: files, control: control, horizon: options.horizon)
-            let outcome = try await launcher.withBench { bench in await run.run(on: bench) }
+            var run = CampaignRun(campaign: self, files: files, control: control, horizon: options.horizon)
+            run.syncIngestURL = localIngest?.url
+            let outcome = try await launcher.withBench { [run] bench in await run.run(on: bench) }
             (end, radios) = outcome.value
             work = outcome.work
         } catch {
@@ -101,6 +110,7 @@ public struct Campaign: Sendable {
             control.interrupt(.infrastructure(message))
         }
         timer?.cancel()
+        await localIngest?.stop()
         end = max(end, recorder.result.lastInstant)
         for board in rig.boards {
             recorder.emit(
@@ -133,7 +143,7 @@ public struct Campaign: Sendable {
     /// The numbers the summary table shows per board; the JUnit file has them all.
     static let summaryMetrics = [
         "handshake.connect_ms", "handshake.ready_ms", "handshake.ready_warm_ms", "gatt.write_rtt_ms", "notify.rate_hz",
-        "notify.gaps", "schedule.link_wait_ms",
+        "notify.gaps", "link.drop_rate", "ota.efficiency", "sync.readings_lost", "schedule.link_wait_ms",
     ]
 }
 
@@ -191,5 +201,16 @@ extension RunResult {
                 + [board.finished, board.started].compactMap { $0 }
         }
         return ends.max() ?? .origin
+    }
+}
+
+extension Campaign {
+    /// On a wall-clock bench whose `sync` suite names no `ingest_url`, starts the local ingest server (on the
+    /// virtual farm the suite simulates its ingest).
+    func startLocalIngestIfNeeded() async throws -> (any LocalIngest)? {
+        guard !rig.isVirtual,
+            suites.contains(where: { ($0.suite as? SyncSuite).map { $0.ingestURL == nil } ?? false })
+        else { return nil }
+        return try await startLocalIngest()
     }
 }

@@ -13,6 +13,8 @@ struct CampaignRun: Sendable {
     let files: RunFiles
     let control: RunControl
     let horizon: Duration
+    /// The local ingest server the `sync` suite uploads to on a wall-clock bench.
+    var syncIngestURL: URL?
 
     var rig: RigConfig { campaign.rig }
     var emit: @Sendable (RunEvent) -> Void {
@@ -174,6 +176,7 @@ struct CampaignRun: Sendable {
                 for suite in [planned] + remaining { recorder.skip(suite.name, "all checks", reason: reason) }
                 break
             }
+            target.syncIngestURL = syncIngestURL
             target.checkTimeout = planned.checkTimeout
             await planned.suite.run(on: target)
         }

@@ -2,6 +2,7 @@ import BLECore
 import BenchCore
 import CentralStack
 import DeviceProfiles
+import Foundation
 import Reports
 
 /// A suite: checks the orchestrator runs on each board, recording them through the board's ``CheckRecorder``.
@@ -53,6 +54,9 @@ struct BoardUnderTest: Sendable {
     /// The link's modelled capacity for unacknowledged data in bytes per second, when the link is modelled (the
     /// virtual farm): packets_per_event × (data_length − 7) / connection interval. Nil on hardware.
     var unacknowledgedCapacity: Double?
+    /// The rig's local ingest server for the `sync` suite on a wall-clock bench; nil on the virtual farm, which
+    /// simulates its ingest.
+    var syncIngestURL: URL?
 
     var id: String { config.id }
     var profile: Profile { config.profile }
@@ -109,7 +113,7 @@ enum SuiteCatalog {
         DiscoverySuite.self, HandshakeSuite.self, CommandsSuite.self, NotificationsSuite.self,
         AlertsSuite.self, PairingSuite.self,
         SoakSuite.self, RestoreSuite.self,
-        OTASuite.self,
+        OTASuite.self, SyncSuite.self,
     ]
 
     static var names: [String] { suites.map { $0.name } }

@@ -1,0 +1,220 @@
+import Foundation
+import GRDB
+
+/// A reading waiting for upload: one row of the queue.
+public struct QueuedReading: Sendable, Hashable {
+    public var id: Int64
+    /// The board's serial number (Device Information), half of the idempotency key.
+    public var board: String
+    /// The reading's `seq`, the other half.
+    public var seq: UInt32
+    /// The 14-byte reading record as the board sent it.
+    public var payload: [UInt8]
+    /// When the central queued it, in seconds on the caller's clock.
+    public var createdAt: Double
+    /// Failed upload attempts so far.
+    public var retryCount: Int
+    public var lastError: String?
+
+    public init(
+        id: Int64, board: String, seq: UInt32, payload: [UInt8], createdAt: Double, retryCount: Int, lastError: String?
+    ) {
+        self.id = id
+        self.board = board
+        self.seq = seq
+        self.payload = payload
+        self.createdAt = createdAt
+        self.retryCount = retryCount
+        self.lastError = lastError
+    }
+
+    /// `serial/seq`: what the ingest dedupes by.
+    public var key: String { SyncQueue.key(board: board, seq: seq) }
+}
+
+/// A reading that failed `maxAttempts` uploads: kept, reported, never dropped.
+public struct DeadLetter: Sendable, Hashable {
+    public var id: Int64
+    public var board: String
+    /// Nil only for a row that a schema migration could not give one (see ``SyncQueue/schemaVersions``).
+    public var seq: UInt32?
+    public var payload: [UInt8]
+    public var createdAt: Double
+    public var retryCount: Int
+    public var lastError: String
+    public var deadAt: Double
+}
+
+/// The central's persistent sync queue: SQLite through GRDB, in WAL mode, with `synchronous = FULL`.
+///
+/// Why FULL: the board frees the records the central acknowledges, so once `enqueue` returns the readings must
+/// survive not only a crash of the app (WAL with NORMAL already does) but a power loss or kernel panic of the
+/// phone; with NORMAL the last transactions of the WAL may be lost then. FULL syncs the WAL on every commit.
+///
+/// Each reading is keyed by board serial + seq (unique): queueing a reading again is a no-op.
+public final class SyncQueue: Sendable {
+    public let path: String
+    private let pool: DatabasePool
+
+    /// Opens (creating it if needed) the queue at `path` and migrates it to the newest schema.
+    public init(path: String) throws(SyncQueueError) {
+        self.path = path
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)
+        do {
+            pool = try DatabasePool(path: path, configuration: configuration)
+            // GRDB sets synchronous = NORMAL when it puts a pool in WAL mode, after `prepareDatabase`; the pool
+            // has one writer connection for its life, and commits happen only there.
+            try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
+        } catch {
+            throw SyncQueueError.wrap(error, path: path, operation: "opening")
+        }
+        do {
+            let migrator = Self.migrator()
+            let known = Set(Self.schemaVersions)
+            let applied = try pool.read { db in try migrator.appliedIdentifiers(db) }
+            if let unknown = applied.subtracting(known).sorted().first {
+                throw SyncQueueError(
+                    kind: .unknownSchema, path: path, operation: "opening",
+                    cause: "schema version \(unknown) is not one of \(Self.schemaVersions.joined(separator: ", "))")
+            }
+            try migrator.migrate(pool)
+        } catch {
+            throw SyncQueueError.wrap(error, path: path, operation: "migrating the schema")
+        }
+    }
+
+    public static func key(board: String, seq: UInt32) -> String { "\(board)/\(seq)" }
+
+    private func write<T>(_ operation: String, _ body: (Database) throws -> T) throws(SyncQueueError) -> T {
+        do { return try pool.write(body) } catch { throw SyncQueueError.wrap(error, path: path, operation: operation) }
+    }
+
+    private func read<T>(_ operation: String, _ body: (Database) throws -> T) throws(SyncQueueError) -> T {
+        do { return try pool.read(body) } catch { throw SyncQueueError.wrap(error, path: path, operation: operation) }
+    }
+
+    /// Queues readings of `board` in one durable transaction; returns how many were new. When this returns,
+    /// they are on disk; when it throws, none of them is (and the board must not be acknowledged).
+    @discardableResult
+    public func enqueue(
+        board: String, records: [(seq: UInt32, payload: [UInt8])], at now: Double
+    ) throws(SyncQueueError)
+        -> Int
+    {
+        try write("enqueuing \(records.count) readings of \(board)") { db in
+            var inserted = 0
+            for record in records {
+                // A key that is pending or dead-lettered is not queued again.
+                try db.execute(
+                    sql: """
+                        INSERT OR IGNORE INTO item (board, seq, payload, createdAt)
+                        SELECT ?1, ?2, ?3, ?4
+                        WHERE NOT EXISTS (SELECT 1 FROM deadLetter WHERE board = ?1 AND seq = ?2)
+                        """,
+                    arguments: [board, Int64(record.seq), Data(record.payload), now])
+                inserted += db.changesCount
+            }
+            return inserted
+        }
+    }
+
+    /// The oldest `limit` pending readings, oldest first.
+    public func oldest(limit: Int) throws(SyncQueueError) -> [QueuedReading] {
+        try read("reading the oldest \(limit) readings") { db in
+            try Row.fetchAll(
+                db,
+                sql: "SELECT id, board, seq, payload, createdAt, retryCount, lastError FROM item ORDER BY id LIMIT ?",
+                arguments: [limit]
+            ).map { row in
+                QueuedReading(
+                    id: row["id"], board: row["board"], seq: UInt32(truncatingIfNeeded: row["seq"] as Int64),
+                    payload: Array(row["payload"] as Data), createdAt: row["createdAt"], retryCount: row["retryCount"],
+                    lastError: row["lastError"])
+            }
+        }
+    }
+
+    /// Removes readings the ingest confirmed.
+    public func delete(ids: [Int64]) throws(SyncQueueError) {
+        guard !ids.isEmpty else { return }
+        try write("deleting \(ids.count) uploaded readings") { db in
+            for id in ids { try db.execute(sql: "DELETE FROM item WHERE id = ?", arguments: [id]) }
+        }
+    }
+
+    /// Counts a failed attempt for each reading; those in `deadLetter` move to the dead letters in the same
+    /// transaction.
+    public func recordFailures(
+        _ failures: [(id: Int64, error: String)], deadLetter: Set<Int64>, at now: Double
+    ) throws(SyncQueueError) {
+        guard !failures.isEmpty else { return }
+        try write("recording \(failures.count) failed uploads") { db in
+            for failure in failures {
+                try db.execute(
+                    sql: "UPDATE item SET retryCount = retryCount + 1, lastError = ? WHERE id = ?",
+                    arguments: [failure.error, failure.id])
+                guard deadLetter.contains(failure.id) else { continue }
+                try db.execute(
+                    sql: """
+                        INSERT INTO deadLetter (id, board, seq, payload, createdAt, retryCount, lastError, deadAt)
+                        SELECT id, board, seq, payload, createdAt, retryCount, lastError, ? FROM item WHERE id = ?
+                        """,
+                    arguments: [now, failure.id])
+                try db.execute(sql: "DELETE FROM item WHERE id = ?", arguments: [failure.id])
+            }
+        }
+    }
+
+    /// Pending readings (not dead letters).
+    public func pendingCount() throws(SyncQueueError) -> Int {
+        try read("counting pending readings") { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM item") ?? 0 }
+    }
+
+    public func deadLetters() throws(SyncQueueError) -> [DeadLetter] {
+        try read("reading the dead letters") { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM deadLetter ORDER BY id").map { row in
+                DeadLetter(
+                    id: row["id"], board: row["board"],
+                    seq: (row["seq"] as Int64?).map { UInt32(truncatingIfNeeded: $0) },
+                    payload: Array(row["payload"] as Data), createdAt: row["createdAt"], retryCount: row["retryCount"],
+                    lastError: row["lastError"], deadAt: row["deadAt"])
+            }
+        }
+    }
+
+    /// Whether `board`'s reading `seq` is pending or dead-lettered.
+    public func holds(board: String, seq: UInt32) throws(SyncQueueError) -> Bool {
+        try read("looking up \(Self.key(board: board, seq: seq))") { db in
+            try Bool.fetchOne(
+                db,
+                sql: """
+                    SELECT EXISTS (SELECT 1 FROM item WHERE board = ?1 AND seq = ?2)
+                        OR EXISTS (SELECT 1 FROM deadLetter WHERE board = ?1 AND seq = ?2)
+                    """, arguments: [board, Int64(seq)]) ?? false
+        }
+    }
+
+    /// `PRAGMA synchronous` of the queue's writer connection (2 = FULL).
+    func synchronousSetting() throws(SyncQueueError) -> Int {
+        try write("reading PRAGMA synchronous") { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? -1 }
+    }
+
+    /// Database pages in use.
+    func pageCount() throws(SyncQueueError) -> Int {
+        try read("reading the page count") { db in try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0 }
+    }
+
+    /// Caps the file at `pages` pages for the writer connection: SQLite then fails writes with SQLITE_FULL,
+    /// exactly as on a full disk (for tests).
+    func limitPages(to pages: Int) throws(SyncQueueError) {
+        try write("limiting the page count") { db in try db.execute(sql: "PRAGMA max_page_count = \(pages)") }
+    }
+
+    /// The schema versions applied to the file, oldest first.
+    public func appliedVersions() throws(SyncQueueError) -> [String] {
+        try read("reading the schema version") { db in
+            try Self.migrator().appliedMigrations(db)
+        }
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import GRDB
+
+/// Why the sync queue could not do what it was asked, with the database file it concerns. Nothing is lost when
+/// one is thrown: the failed transaction is rolled back, and the board is not acknowledged for readings that did
+/// not commit, so they are read again on the next sync.
+public struct SyncQueueError: Error, Sendable, CustomStringConvertible {
+    public enum Kind: Sendable, Hashable {
+        /// The disk (or the database's size limit) is full: free space, then sync again.
+        case full
+        /// The file or its directory cannot be written.
+        case readOnly
+        /// The file is not a SQLite database, or its pages are damaged.
+        case corrupt
+        /// The schema is newer than this build knows: an older app opened a newer app's queue.
+        case unknownSchema
+        /// Anything else SQLite reported.
+        case other
+    }
+
+    public var kind: Kind
+    /// The database file.
+    public var path: String
+    /// What the queue was doing, e.g. "enqueuing 17 readings".
+    public var operation: String
+    /// SQLite's own words.
+    public var cause: String
+
+    public init(kind: Kind, path: String, operation: String, cause: String) {
+        self.kind = kind
+        self.path = path
+        self.operation = operation
+        self.cause = cause
+    }
+
+    public var description: String {
+        let advice =
+            switch kind {
+            case .full: "the disk is full; free space and sync again (nothing was committed, nothing is lost)"
+            case .readOnly: "the file or its directory is read-only or missing; make both writable"
+            case .corrupt: "the file is not a usable SQLite database; move it aside to start a new queue"
+            case .unknownSchema: "the queue was written by a newer version; update the app"
+            case .other: "nothing was committed"
+            }
+        return "sync queue \(path): \(operation) failed: \(cause) — \(advice)"
+    }
+
+    /// Maps a GRDB error to a queue error for `path`.
+    static func wrap(_ error: any Error, path: String, operation: String) -> SyncQueueError {
+        if let error = error as? SyncQueueError { return error }
+        guard let database = error as? DatabaseError else {
+            return SyncQueueError(kind: .other, path: path, operation: operation, cause: "\(error)")
+        }
+        let kind: Kind =
+            switch database.resultCode {
+            case .SQLITE_FULL: .full
+            case .SQLITE_READONLY, .SQLITE_CANTOPEN, .SQLITE_PERM: .readOnly
+            case .SQLITE_CORRUPT, .SQLITE_NOTADB: .corrupt
+            default: .other
+            }
+        let cause = database.message ?? "\(database.resultCode)"
+        return SyncQueueError(kind: kind, path: path, operation: operation, cause: "\(cause) (\(database.resultCode))")
+    }
+}
