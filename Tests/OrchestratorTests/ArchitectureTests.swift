@@ -25,6 +25,25 @@ struct ArchitectureTests {
         #expect(try root.contains { try String(contentsOfFile: $0, encoding: .utf8).contains("import VirtualFarm\n") })
     }
 
+    @Test("the central stack imports only what an iOS app could ship: Foundation, GRDB, swift-crypto, our own cores")
+    func centralStackIsPlatformNeutral() throws {
+        let allowed: Set = [
+            "BLECore", "DeviceProfiles", "Foundation", "FoundationNetworking", "GRDB", "Crypto", "Synchronization",
+        ]
+        var seen: Set<String> = []
+        for file in try Self.swiftFiles(under: "Sources/CentralStack") {
+            let text = try String(contentsOfFile: file, encoding: .utf8)
+            for line in text.split(separator: "\n") where line.trimmingCharacters(in: .whitespaces).hasPrefix("import ")
+            {
+                let module = String(line.trimmingCharacters(in: .whitespaces).dropFirst("import ".count))
+                seen.insert(module)
+                #expect(allowed.contains(module), "\(file) imports \(module)")
+            }
+        }
+        // Not vacuous: the files were read and their imports found.
+        #expect(seen.isSuperset(of: ["BLECore", "Foundation", "GRDB"]))
+    }
+
     @Test("the README documents exactly the exit statuses blerig uses")
     func readmeExitStatuses() throws {
         let readme = try String(contentsOfFile: RigTesting.path("README.md"), encoding: .utf8)
