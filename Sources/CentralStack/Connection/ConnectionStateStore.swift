@@ -119,6 +119,12 @@ public struct FileConnectionStateStore: ConnectionStateStore {
                 let reason = String(cString: strerror(errno))
                 throw ConnectionStoreError("could not replace \(url.path) with the new connection state: \(reason)")
             }
+            // The rename is an entry in the directory: flushing the directory makes it survive a power loss too.
+            // Best effort: a file system that cannot fsync a directory still has the renamed file.
+            if let directory = FileHandle(forReadingAtPath: url.deletingLastPathComponent().path) {
+                try? directory.synchronize()
+                try? directory.close()
+            }
         } catch let error as ConnectionStoreError {
             try? manager.removeItem(at: temporary)
             throw error
