@@ -283,3 +283,42 @@ extension GATTCacheFarmTests {
         #expect(outcome.changes == 0)
     }
 }
+
+extension GATTCacheFarmTests {
+    @Test(
+        "on a warm session an on-demand subscription is written once, from the cached CCCD, for concurrent callers")
+    func onDemandOnWarmSession() async throws {
+        let outcome = try await Simulation.run(seed: 14, horizon: .seconds(600)) { sim in
+            let farm = Farm(sim: sim, link: Self.link)
+            let board = farm.addBoard(id: "esp-1", profile: .espPoint)
+            board.powerOn()
+            try await sim.clock.sleep(for: .seconds(1))
+            let cache = InMemoryGATTCache()
+            _ = try await Self.handshake(farm, board, cache: cache)
+            try await sim.clock.sleep(for: .milliseconds(250))
+            return try await Handshake.withSession(
+                central: farm.central(), address: board.address, spec: .standard(.espPoint),
+                connectTimeout: .seconds(5), cache: cache
+            ) { session in
+                var before: SessionError?
+                do throws(SessionError) { _ = try session.inbox(EspPoint.logControl) } catch { before = error }
+                let cccd = try #require(session.clientConfigurations[EspPoint.logControl])
+                let unsubscribed = try await session.connection.read(cccd)
+                async let a = session.ensureSubscribed(EspPoint.logControl)
+                async let b = session.ensureSubscribed(EspPoint.logControl)
+                async let c = session.ensureSubscribed(EspPoint.logControl)
+                let inboxes = try await [a, b, c]
+                let again = try session.inbox(EspPoint.logControl)
+                return (
+                    session.timeline.discovery, before != nil, unsubscribed, try await session.connection.read(cccd),
+                    inboxes.allSatisfy { $0 === again }
+                )
+            }
+        }
+        #expect(outcome.0 == .cached)
+        #expect(outcome.1, "inbox(_:) refuses an on-demand subscription not yet made")
+        #expect(outcome.2 == [0, 0], "the handshake did not write Log Control's CCCD")
+        #expect(outcome.3 == [0x02, 0x00], "indications on after ensureSubscribed")
+        #expect(outcome.4, "every caller got the same inbox")
+    }
+}

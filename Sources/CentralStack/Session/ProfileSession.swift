@@ -19,7 +19,7 @@ public final class ProfileSession: Sendable {
     /// ``subscribedInboxes`` once turned on.
     public let inboxes: [BluetoothUUID: Inbox]
     /// The CCCD handle of every subscription and on-demand subscription of the spec, from discovery or the cache.
-    let clientConfigurations: [BluetoothUUID: UInt16]
+    public let clientConfigurations: [BluetoothUUID: UInt16]
     /// On-demand subscriptions made so far (or being made) in this session.
     private let onDemand = Mutex(OnDemand())
     /// The streams of on-demand subscriptions, pumped into their inboxes by ``Handshake/withSession``.
