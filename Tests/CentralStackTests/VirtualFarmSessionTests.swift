@@ -264,7 +264,10 @@ struct VirtualFarmSessionTests {
                 pending = nil
             }
         }
-        #expect(measuredArrivals.count > 20)
+        // The cold handshake without a cache is 20 round trips: MTU, discovery of the services, their
+        // characteristics and the CCCDs of all six subscriptions, and the three ready CCCD writes (the three
+        // on-demand CCCDs are found but not written).
+        #expect(measuredArrivals.count >= 20)
         #expect(measuredArrivals == predictedArrivals)
         #expect(predictedArrivals.first == timeline.mtuExchanged)
         #expect(predictedArrivals.last == timeline.ready)

@@ -439,8 +439,8 @@ struct EspPointFirmwareTests {
             rig.board.type("log-fill 80")
             try await rig.pair()
             return try await rig.withAuthenticatedClient(mtu: mtu) { (client) async throws in
-                let data = try client.session.inbox(EspPoint.logData)
-                let control = try client.session.inbox(EspPoint.logControl)
+                let data = try await client.session.ensureSubscribed(EspPoint.logData)
+                let control = try await client.session.ensureSubscribed(EspPoint.logControl)
                 let request = EspPoint.LogRequest.read(from: 3, maxCount: 40)
                 try await client.session.write(request.encoded, to: EspPoint.logControl)
                 let indication = try await control.next(
@@ -489,8 +489,8 @@ struct EspPointFirmwareTests {
         let done = try await EspRig.run { rig in
             try await rig.pair()
             return try await rig.withAuthenticatedClient { (client) async throws in
-                let data = try client.session.inbox(EspPoint.logData)
-                let control = try client.session.inbox(EspPoint.logControl)
+                let data = try await client.session.ensureSubscribed(EspPoint.logData)
+                let control = try await client.session.ensureSubscribed(EspPoint.logControl)
                 let request = EspPoint.LogRequest.read(from: 1, maxCount: 10)
                 try await client.session.write(request.encoded, to: EspPoint.logControl)
                 let indication = try await control.next(

@@ -15,7 +15,7 @@ struct EspPointOTAPowerTests {
     /// START, every frame stop-and-wait, FINISH ok; returns with the image verified and not activated.
     static func uploadAndFinish(_ image: [UInt8], client: EspPointClient) async throws {
         let session = client.session
-        let inbox = try session.inbox(EspPoint.otaControl)
+        let inbox = try await session.ensureSubscribed(EspPoint.otaControl)
         func next() async throws -> OTA.Notification {
             let event = try await inbox.next(within: .seconds(30), clock: session.clock, waitingFor: "OTA Control")
             return try OTA.Notification(decoding: event.value)

@@ -86,13 +86,14 @@ struct EspPointOTATests {
                         .encoded,
                     to: EspPoint.otaControl, on: client)
                 try await client.authenticate(key: EspRig.key)
+                let inbox = try await client.session.ensureSubscribed(EspPoint.otaControl)
                 var results: [OTA.Notification] = []
                 for size: UInt32 in [100, 13 * 1_048_576] {
                     let start = OTA.Request.start(
                         .init(size: size, crc32: 1, version: .init(1, 5, 0), batch: 10, window: 1))
                     try await client.session.write(start.encoded, to: EspPoint.otaControl)
-                    let event = try await client.session.inbox(EspPoint.otaControl)
-                        .next(within: .seconds(2), clock: client.session.clock, waitingFor: "START result")
+                    let event = try await inbox.next(
+                        within: .seconds(2), clock: client.session.clock, waitingFor: "START result")
                     results.append(try OTA.Notification(decoding: event.value))
                 }
                 return (unauthenticated, results)
@@ -130,7 +131,7 @@ struct EspPointOTATests {
         let notes = try await EspRig.run { rig in
             try await rig.pair()
             return try await rig.withAuthenticatedClient { client in
-                let inbox = try client.session.inbox(EspPoint.otaControl)
+                let inbox = try await client.session.ensureSubscribed(EspPoint.otaControl)
                 let start = OTA.Request.start(
                     .init(size: 2_000, crc32: 7, version: .init(1, 5, 0), batch: 2, window: 1))
                 try await client.session.write(start.encoded, to: EspPoint.otaControl)

@@ -103,7 +103,7 @@ public struct OTATransfer: Sendable {
         progress: (@Sendable (Progress) async -> Void)?
     ) async throws(OTAError) -> OTASender.Outcome? {
         let inbox: Inbox
-        do { inbox = try session.inbox(EspPoint.otaControl) } catch { throw .session("\(error)") }
+        do { inbox = try await session.ensureSubscribed(EspPoint.otaControl) } catch { throw .session("\(error)") }
         _ = inbox.drain()
         var lastReported: UInt32 = .max
         var lastWasStart = false

@@ -16,7 +16,8 @@ public struct EspPointClient: Sendable {
             String(decoding: try await session.read(uuid), as: UTF8.self)
         }
         return BoardIdentity(
-            manufacturer: try await text(StandardUUID.manufacturerName), model: try await text(StandardUUID.modelNumber),
+            manufacturer: try await text(StandardUUID.manufacturerName),
+            model: try await text(StandardUUID.modelNumber),
             serial: try await text(StandardUUID.serialNumber), firmware: try await text(StandardUUID.firmwareRevision))
     }
 
@@ -84,7 +85,9 @@ public struct EspPointClient: Sendable {
         do throws(GATTError) {
             try await session.connection.write(answer, to: handle)
         } catch {
-            if case .att(.unlikelyError, _, _) = error { throw .authenticationFailed("the board rejected the answer to its challenge") }
+            if case .att(.unlikelyError, _, _) = error {
+                throw .authenticationFailed("the board rejected the answer to its challenge")
+            }
             throw .gatt(error, during: "answering the Auth challenge")
         }
     }
@@ -92,7 +95,8 @@ public struct EspPointClient: Sendable {
     /// Authenticates with the stored key, or pairs with `newKey` when the store has none and the board is in
     /// pairing mode. Returns true when it paired.
     @discardableResult
-    public func ensureAuthenticated(keys: any PairingKeyStore, newKey: () -> [UInt8]) async throws(SessionError) -> Bool {
+    public func ensureAuthenticated(keys: any PairingKeyStore, newKey: () -> [UInt8]) async throws(SessionError) -> Bool
+    {
         let address = session.connection.peer
         if let key = keys.key(for: address) {
             try await authenticate(key: key)
@@ -102,7 +106,8 @@ public struct EspPointClient: Sendable {
         do { try await pair(key: key) } catch {
             if case .commandFailed(_, .notInPairingMode) = error {
                 throw .authenticationFailed(
-                    "\(address) is paired with a key this rig does not hold; put it in pairing mode (console `pair`) or factory-reset it")
+                    "\(address) is paired with a key this rig does not hold; put it in pairing mode (console `pair`) or factory-reset it"
+                )
             }
             throw error
         }
@@ -113,11 +118,17 @@ public struct EspPointClient: Sendable {
 
     // MARK: Flash log
 
+    /// Log Control's and Log Data's inboxes, subscribed on the log's first use in the session.
+    private func logInboxes() async throws(SessionError) -> (control: Inbox, data: Inbox) {
+        (try await session.ensureSubscribed(EspPoint.logControl), try await session.ensureSubscribed(EspPoint.logData))
+    }
+
     private func logRequest(_ request: EspPoint.LogRequest) async throws(SessionError) -> EspPoint.LogResult {
-        let inbox = try session.inbox(EspPoint.logControl)
+        let inbox = try await logInboxes().control
         _ = inbox.drain()
         try await session.write(request.encoded, to: EspPoint.logControl)
-        let event = try await inbox.next(within: responseTimeout, clock: session.clock, waitingFor: "Log Control indication")
+        let event = try await inbox.next(
+            within: responseTimeout, clock: session.clock, waitingFor: "Log Control indication")
         do { return try EspPoint.LogResult(decoding: event.value) } catch { throw .protocolViolation("\(error)") }
     }
 
@@ -130,7 +141,7 @@ public struct EspPointClient: Sendable {
 
     /// Reads up to `maxCount` records from `from` on; returns them in order.
     public func readLog(from: UInt32, maxCount: UInt16) async throws(SessionError) -> [EspPoint.Reading] {
-        let data = try session.inbox(EspPoint.logData)
+        let data = try await logInboxes().data
         _ = data.drain()
         let result = try await logRequest(.read(from: from, maxCount: maxCount))
         var readings: [EspPoint.Reading] = []
@@ -145,7 +156,8 @@ public struct EspPointClient: Sendable {
             throw .protocolViolation("Log Control READ ended with \(result)")
         }
         if let last = readings.last, last.sequence != lastSent {
-            throw .protocolViolation("Log READ reported last_sent_seq \(lastSent) but the last record was \(last.sequence)")
+            throw .protocolViolation(
+                "Log READ reported last_sent_seq \(lastSent) but the last record was \(last.sequence)")
         }
         return readings
     }

@@ -16,8 +16,9 @@ extension Handshake {
     }
 
     /// The warm path, for a board whose Database Hash matched a cached table: no discovery, only the per-connection
-    /// state written again — Service Changed's and every subscription's CCCD, as `subscriptions` says, and the
-    /// robust caching bit in Client Supported Features. Subscriptions are never assumed: each is confirmed by its
+    /// state written again — every ready subscription's CCCD, as `subscriptions` says, and the robust caching bit
+    /// in Client Supported Features. Service Changed is not subscribed (robust caching reports a change as 0x12),
+    /// and on-demand subscriptions wait for their first use. Subscriptions are never assumed: each is confirmed by its
     /// Write Response or by reading its CCCD back.
     static func readyFromCache(
         _ table: CachedTable, connection: any GATTConnection, spec: ProfileSpec, clock: any RigClock,
@@ -44,7 +45,6 @@ extension Handshake {
             streams.append((inbox, stream))
             batched.append((cccd, indications ? [0x02, 0x00] : [0x01, 0x00], characteristic.uuid))
         }
-        try await subscribe(table.serviceChanged, cccd: table.serviceChangedConfiguration, indications: true)
         for subscription in spec.subscriptions {
             let characteristic = try subscribed(subscription, in: table.characteristics, spec: spec)
             guard let cccd = table.clientConfigurations[characteristic.uuid] else {
@@ -52,12 +52,17 @@ extension Handshake {
             }
             try await subscribe(characteristic, cccd: cccd, indications: subscription.indications)
         }
+        for subscription in spec.onDemand where table.clientConfigurations[subscription.characteristic] == nil {
+            throw .protocolViolation(
+                "the cached table of \(spec.profile) has no CCCD for \(subscription.characteristic)")
+        }
         if mode == .batchedWriteCommands {
             try await confirm(batched, connection: connection)
         }
         try await enableRobustCaching(table.clientSupportedFeatures, connection: connection)
         return Prepared(
-            services: table.services, characteristics: table.characteristics, inboxes: inboxes, streams: streams,
+            services: table.services, characteristics: table.characteristics, inboxes: inboxes,
+            clientConfigurations: table.clientConfigurations, streams: streams,
             servicesDiscovered: matched, discovery: .cached, databaseHash: table.databaseHash)
     }
 

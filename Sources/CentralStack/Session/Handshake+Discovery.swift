@@ -2,9 +2,11 @@ import BLECore
 import DeviceProfiles
 
 extension Handshake {
-    /// The cold path: discover the profile's services, characteristics and CCCDs, subscribe with Write Requests.
-    /// With a cache, a board that has the Generic Attribute service with Database Hash also gets robust caching
-    /// enabled and Service Changed subscribed, and its table is cached under the hash read after discovery.
+    /// The cold path: discover the profile's services, characteristics and CCCDs (of the ready and the on-demand
+    /// subscriptions), subscribe the ready ones with Write Requests. With a cache, a board that has the Generic
+    /// Attribute service with Database Hash also gets robust caching enabled (a table change then comes as 0x12
+    /// Database Out Of Sync, so Service Changed is not subscribed), and its table is cached under the hash read
+    /// after discovery.
     static func discover(
         connection: any GATTConnection, spec: ProfileSpec, clock: any RigClock, cache: (any GATTCache)?,
         board: CachedBoard
@@ -33,7 +35,7 @@ extension Handshake {
         }
         let servicesDiscovered = clock.now
         var configurations: [BluetoothUUID: UInt16] = [:]
-        for subscription in spec.subscriptions {
+        for subscription in spec.subscriptions + spec.onDemand {
             let characteristic = try subscribed(subscription, in: characteristics, spec: spec)
             configurations[characteristic.uuid] = try await clientConfiguration(
                 of: characteristic, connection: connection, profile: spec.profile)
@@ -46,13 +48,6 @@ extension Handshake {
             hash = try await step("reading the Database Hash") { () async throws(GATTError) in
                 try await connection.read(caching.databaseHash)
             }
-            let stream = try await step("subscribing to Service Changed") { () async throws(GATTError) in
-                try await connection.subscribe(
-                    to: caching.serviceChanged, cccd: caching.serviceChangedConfiguration, indications: true)
-            }
-            let inbox = Inbox(characteristic: GATT.GenericAttribute.serviceChanged)
-            inboxes[inbox.characteristic] = inbox
-            streams.append((inbox, stream))
         }
         for subscription in spec.subscriptions {
             let characteristic = characteristics[subscription.characteristic]!
@@ -74,7 +69,8 @@ extension Handshake {
                 for: board)
         }
         return Prepared(
-            services: services, characteristics: characteristics, inboxes: inboxes, streams: streams,
+            services: services, characteristics: characteristics, inboxes: inboxes,
+            clientConfigurations: configurations, streams: streams,
             servicesDiscovered: servicesDiscovered, discovery: .full, databaseHash: hash)
     }
 

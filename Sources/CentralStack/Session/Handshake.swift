@@ -6,12 +6,18 @@ import DeviceProfiles
 ///
 /// With a ``GATTCache`` the handshake also caches the board's table (Core 5.4 Vol 3 Part G §2.5.2): a board with
 /// a table in the cache has its Database Hash read first (Read By Type 0x2B2A, no discovery needed) and, when
-/// the hash matches, is made ready from the cached handles without discovery (`Handshake+Cache.swift`: CCCDs are
-/// written again with Write Requests, or batched as Write Commands if asked); any other
+/// the hash matches, is made ready from the cached handles without discovery (`Handshake+Cache.swift`: the ready
+/// subscriptions' CCCDs are written again with Write Requests, or batched as Write Commands if asked); any other
 /// board is discovered (`Handshake+Discovery.swift`), and one with a Generic Attribute service and Database Hash
-/// is cached. Either way robust caching is enabled (Client Supported Features) and Service Changed subscribed,
-/// so a table change during the session (a Service Changed indication, or 0x12 Database Out Of Sync on any
-/// request) invalidates the cache and the next handshake discovers again.
+/// is cached. Either way robust caching is enabled (Client Supported Features), so a table change during the
+/// session makes the board answer the next request with 0x12 Database Out Of Sync (Vol 3 Part G §2.5.2.1), which
+/// invalidates the cache, and the next handshake discovers again. Service Changed is not subscribed on such a
+/// board: with robust caching it adds a CCCD write to every connection and tells the client nothing the 0x12
+/// does not. A board without Database Hash is never cached, so it has nothing to invalidate.
+///
+/// Only the spec's ready `subscriptions` are written by the handshake; its `onDemand` ones are written by the
+/// feature that first needs them (``ProfileSession/ensureSubscribed(_:)``), and pumped into their inboxes here
+/// like the others until the link goes down or `body` returns.
 public enum Handshake {
     /// Connects to `address`, performs the handshake and runs `body` with the session. The link is closed when
     /// `body` returns or throws, unless it is already down.
@@ -61,7 +67,21 @@ public enum Handshake {
                     inbox.finish()
                 }
             }
-            defer { group.cancelAll() }
+            // On-demand subscriptions made while `body` runs are pumped the same way.
+            group.addTask {
+                await withTaskGroup(of: Void.self) { pumps in
+                    for await (inbox, stream) in session.onDemandStreams {
+                        pumps.addTask {
+                            for await event in stream { inbox.put(event) }
+                            inbox.finish()
+                        }
+                    }
+                }
+            }
+            defer {
+                session.endOnDemand()
+                group.cancelAll()
+            }
             return try await body(session)
         }
     }
@@ -109,7 +129,8 @@ public enum Handshake {
             servicesDiscovered: result.servicesDiscovered, ready: clock.now, discovery: result.discovery)
         let session = ProfileSession(
             connection: connection, spec: spec, clock: clock, mtu: mtu, services: result.services,
-            characteristics: result.characteristics, inboxes: result.inboxes, timeline: timeline,
+            characteristics: result.characteristics, inboxes: result.inboxes,
+            clientConfigurations: result.clientConfigurations, timeline: timeline,
             databaseHash: result.databaseHash, cache: cache)
         return (session, result.streams)
     }
@@ -119,6 +140,8 @@ public enum Handshake {
         var services: [GATT.Service]
         var characteristics: [BluetoothUUID: GATT.Characteristic]
         var inboxes: [BluetoothUUID: Inbox]
+        /// The CCCD of every ready and on-demand subscription.
+        var clientConfigurations: [BluetoothUUID: UInt16]
         var streams: [(Inbox, AsyncStream<GATT.ValueEvent>)]
         var servicesDiscovered: RigInstant
         var discovery: HandshakeTimeline.Discovery

@@ -1,8 +1,9 @@
 import BLECore
 import DeviceProfiles
 
-/// What the stack needs from a board of one profile: which services and characteristics must exist and which
-/// characteristics it subscribes to before the board counts as ready.
+/// What the stack needs from a board of one profile: which services and characteristics must exist, which
+/// characteristics it subscribes to before the board counts as ready, and which it subscribes to only when a
+/// feature first needs them on a session (``ProfileSession/ensureSubscribed(_:)``).
 public struct ProfileSpec: Sendable, Hashable {
     public struct Subscription: Sendable, Hashable {
         public var characteristic: BluetoothUUID
@@ -18,22 +19,28 @@ public struct ProfileSpec: Sendable, Hashable {
     public var profile: Profile
     /// Required services and, for each, its required characteristics.
     public var services: [(service: BluetoothUUID, characteristics: [BluetoothUUID])]
+    /// Subscribed by the handshake: what the app needs all the time. `handshake.ready_ms` ends when these are on.
     public var subscriptions: [Subscription]
+    /// Subscribed on demand, once per session, by the feature that uses them (the OTA transfer, the log client).
+    /// The handshake finds their CCCDs (discovery or the cached table) but does not write them.
+    public var onDemand: [Subscription]
     /// The ATT_MTU the stack asks for.
     public var preferredMTU: UInt16
 
     public init(
         profile: Profile, services: [(service: BluetoothUUID, characteristics: [BluetoothUUID])],
-        subscriptions: [Subscription], preferredMTU: UInt16 = 247
+        subscriptions: [Subscription], onDemand: [Subscription] = [], preferredMTU: UInt16 = 247
     ) {
         self.profile = profile
         self.services = services
         self.subscriptions = subscriptions
+        self.onDemand = onDemand
         self.preferredMTU = preferredMTU
     }
 
     public static func == (a: Self, b: Self) -> Bool {
-        a.profile == b.profile && a.subscriptions == b.subscriptions && a.preferredMTU == b.preferredMTU
+        a.profile == b.profile && a.subscriptions == b.subscriptions && a.onDemand == b.onDemand
+            && a.preferredMTU == b.preferredMTU
             && a.services.map(\.service) == b.services.map(\.service)
             && a.services.map(\.characteristics) == b.services.map(\.characteristics)
     }
@@ -41,6 +48,7 @@ public struct ProfileSpec: Sendable, Hashable {
     public func hash(into hasher: inout Hasher) {
         hasher.combine(profile)
         hasher.combine(subscriptions)
+        hasher.combine(onDemand)
     }
 
     /// The spec of each profile in device-profiles.md.
@@ -50,19 +58,25 @@ public struct ProfileSpec: Sendable, Hashable {
             ProfileSpec(
                 profile: profile,
                 services: [
-                    (StandardUUID.deviceInformation, [
-                        StandardUUID.manufacturerName, StandardUUID.modelNumber, StandardUUID.serialNumber,
-                        StandardUUID.firmwareRevision,
-                    ]),
+                    (
+                        StandardUUID.deviceInformation,
+                        [
+                            StandardUUID.manufacturerName, StandardUUID.modelNumber, StandardUUID.serialNumber,
+                            StandardUUID.firmwareRevision,
+                        ]
+                    ),
                     (StandardUUID.battery, [StandardUUID.batteryLevel]),
                     (EspPoint.sensorService, [EspPoint.reading, EspPoint.logControl, EspPoint.logData]),
                     (EspPoint.commandService, [EspPoint.command, EspPoint.commandStatus, EspPoint.auth]),
                     (EspPoint.otaService, [EspPoint.otaControl, EspPoint.otaData]),
                 ],
                 subscriptions: [
-                    .init(StandardUUID.batteryLevel), .init(EspPoint.reading),
-                    .init(EspPoint.logControl, indications: true), .init(EspPoint.logData),
-                    .init(EspPoint.commandStatus), .init(EspPoint.otaControl),
+                    .init(StandardUUID.batteryLevel), .init(EspPoint.reading), .init(EspPoint.commandStatus),
+                ],
+                // OTA Control when an update starts; Log Control and Log Data when the log is first used.
+                onDemand: [
+                    .init(EspPoint.otaControl), .init(EspPoint.logControl, indications: true),
+                    .init(EspPoint.logData),
                 ])
         case .nano33BLESense:
             ProfileSpec(
@@ -76,9 +90,13 @@ public struct ProfileSpec: Sendable, Hashable {
             ProfileSpec(
                 profile: profile,
                 services: [
-                    (StandardUUID.heartRate, [
-                        StandardUUID.heartRateMeasurement, StandardUUID.bodySensorLocation, HeartRateMonitor.alertLevel,
-                    ]),
+                    (
+                        StandardUUID.heartRate,
+                        [
+                            StandardUUID.heartRateMeasurement, StandardUUID.bodySensorLocation,
+                            HeartRateMonitor.alertLevel,
+                        ]
+                    ),
                     (StandardUUID.battery, [StandardUUID.batteryLevel]),
                 ],
                 subscriptions: [.init(StandardUUID.heartRateMeasurement), .init(StandardUUID.batteryLevel)])

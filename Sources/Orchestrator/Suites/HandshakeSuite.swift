@@ -4,7 +4,10 @@ import Reports
 
 /// `handshake`: N connections one after another, each brought to ready and closed. Reports
 /// `handshake.connect_ms` (connect request → link up) and `handshake.ready_ms` (connect request → MTU
-/// exchanged, services discovered, notifications enabled) cold: with nothing cached, as on a first connection.
+/// exchanged, services discovered, the profile's ready notifications enabled) cold: with nothing cached, as on a
+/// first connection. "Ready" is the profile's ready subscriptions (`ProfileSpec.subscriptions`): for an esp-point
+/// Battery Level, Reading and Command Status; its OTA Control, Log Control and Log Data are subscribed on demand
+/// by the OTA transfer and the log client, and are not part of ready.
 ///
 /// A board with a Database Hash (esp-point) is then connected once more after each cold handshake, with the table
 /// that handshake cached: `handshake.ready_warm_ms` times that reconnect, which reads the hash and skips discovery
@@ -18,10 +21,12 @@ struct HandshakeSuite: Suite {
 
     static let connectDefinition = "connect request → link up (the first connection event completed)"
     static let readyDefinition =
-        "connect request → MTU exchanged, services discovered, notifications enabled (cold: nothing cached)"
+        "connect request → MTU exchanged, services discovered, the ready notifications enabled (esp-point: Battery "
+        + "Level, Reading, Command Status; OTA and log ones are subscribed on first use) (cold: nothing cached)"
     static let warmDefinition =
         "connect request → MTU exchanged, Database Hash read and equal to the cached table's (discovery skipped), "
-        + "notifications enabled and confirmed, robust caching enabled (warm: the table cached)"
+        + "the ready notifications enabled and confirmed (esp-point: Battery Level, Reading, Command Status; no "
+        + "Service Changed, robust caching reports a change as 0x12), robust caching enabled (warm: the table cached)"
     static let warmCheck = "warm reconnect skips discovery"
 
     init(options: inout RigMappingReader) {

@@ -81,7 +81,7 @@ struct SoakSuite: Suite {
         while true {
             try await session.clock.sleep(for: interval)
             _ = try await session.read(characteristic)
-            for inbox in session.inboxes.values { _ = inbox.drain() }
+            for inbox in session.subscribedInboxes.values { _ = inbox.drain() }
         }
     }
 
