@@ -12,6 +12,20 @@ import Testing
 struct GATTCacheFarmTests {
     static let link = LinkParameters(connectionInterval: .milliseconds(15))
 
+    /// Runs `body` in a fresh simulation at 15 ms with one board of `profile`, powered on and advertising.
+    static func withBootedBoard<T: Sendable>(
+        seed: UInt64, id: String, profile: Profile,
+        _ body: @escaping @Sendable (Simulation, Farm, VirtualBoard) async throws -> T
+    ) async throws -> T {
+        try await Simulation.run(seed: seed, horizon: .seconds(600)) { sim in
+            let farm = Farm(sim: sim, link: Self.link)
+            let board = farm.addBoard(id: id, profile: profile)
+            board.powerOn()
+            try await sim.clock.sleep(for: .seconds(1))
+            return try await body(sim, farm, board)
+        }
+    }
+
     /// One handshake's timeline, hash and Service Changed count, after `body` ran in the session.
     static func handshake(
         _ farm: Farm, _ board: VirtualBoard, cache: any GATTCache,
@@ -37,11 +51,8 @@ struct GATTCacheFarmTests {
         "esp-point at 15 ms: a warm reconnect skips discovery; ready in ≤ 1/3 of cold with Write Requests and batched",
         arguments: [(Handshake.WarmSubscriptions.writeRequests, 1.0 / 3), (.batchedWriteCommands, 1.0 / 3)])
     func warmAgainstCold(mode: Handshake.WarmSubscriptions, bound: Double) async throws {
-        let (cold, warm, counters) = try await Simulation.run(seed: 11, horizon: .seconds(600)) { sim in
-            let farm = Farm(sim: sim, link: Self.link)
-            let board = farm.addBoard(id: "esp-1", profile: .espPoint)
-            board.powerOn()
-            try await sim.clock.sleep(for: .seconds(1))
+        let (cold, warm, counters) = try await Self.withBootedBoard(seed: 11, id: "esp-1", profile: .espPoint) {
+            sim, farm, board in
             var cold: [HandshakeTimeline] = []
             var warm: [HandshakeTimeline] = []
             let counters = InMemoryGATTCache()
@@ -73,11 +84,8 @@ struct GATTCacheFarmTests {
             Profile.nano33BLESense, .hrm,
         ])
     func boardsWithoutHash(profile: Profile) async throws {
-        let (timelines, hashes, counters, cached) = try await Simulation.run(seed: 4, horizon: .seconds(600)) { sim in
-            let farm = Farm(sim: sim, link: Self.link)
-            let board = farm.addBoard(id: "b-1", profile: profile)
-            board.powerOn()
-            try await sim.clock.sleep(for: .seconds(1))
+        let (timelines, hashes, counters, cached) = try await Self.withBootedBoard(seed: 4, id: "b-1", profile: profile)
+        { sim, farm, board in
             let cache = InMemoryGATTCache()
             let first = try await Self.handshake(farm, board, cache: cache)
             try await sim.clock.sleep(for: .milliseconds(300))
@@ -95,11 +103,8 @@ struct GATTCacheFarmTests {
 
     @Test("a changed table changes the hash: the reconnect misses, rediscovers, and the next one is warm again")
     func hashMismatchRediscovers() async throws {
-        let (results, counters) = try await Simulation.run(seed: 8, horizon: .seconds(600)) { sim in
-            let farm = Farm(sim: sim, link: Self.link)
-            let board = farm.addBoard(id: "esp-1", profile: .espPoint)
-            board.powerOn()
-            try await sim.clock.sleep(for: .seconds(1))
+        let (results, counters) = try await Self.withBootedBoard(seed: 8, id: "esp-1", profile: .espPoint) {
+            sim, farm, board in
             let cache = InMemoryGATTCache()
             var results: [(HandshakeTimeline.Discovery, [UInt8]?)] = []
             for step in 0..<4 {
@@ -123,11 +128,7 @@ struct GATTCacheFarmTests {
         "a table change during a session is noticed (0x12), invalidates the cache; the next handshake rediscovers the new table"
     )
     func tableChangeDuringSessionInvalidates() async throws {
-        let outcome = try await Simulation.run(seed: 9, horizon: .seconds(600)) { sim in
-            let farm = Farm(sim: sim, link: Self.link)
-            let board = farm.addBoard(id: "esp-1", profile: .espPoint)
-            board.powerOn()
-            try await sim.clock.sleep(for: .seconds(1))
+        let outcome = try await Self.withBootedBoard(seed: 9, id: "esp-1", profile: .espPoint) { sim, farm, board in
             let cache = InMemoryGATTCache()
             let key = CachedBoard(address: board.address, profile: .espPoint)
             let first = try await Self.handshake(farm, board, cache: cache)
@@ -217,11 +218,8 @@ extension GATTCacheFarmTests {
 
     @Test("a CCCD the board did not take from a Write Command is written again with a Write Request")
     func ignoredCommandIsRewritten() async throws {
-        let (discovery, cccdValue, cccd) = try await Simulation.run(seed: 12, horizon: .seconds(600)) { sim in
-            let farm = Farm(sim: sim, link: Self.link)
-            let board = farm.addBoard(id: "esp-1", profile: .espPoint)
-            board.powerOn()
-            try await sim.clock.sleep(for: .seconds(1))
+        let (discovery, cccdValue, cccd) = try await Self.withBootedBoard(seed: 12, id: "esp-1", profile: .espPoint) {
+            sim, farm, board in
             let cache = InMemoryGATTCache()
             _ = try await Self.handshake(farm, board, cache: cache)
             let hash = try #require(board.server?.database.hash)
@@ -248,11 +246,7 @@ extension GATTCacheFarmTests {
 extension GATTCacheFarmTests {
     @Test("a 0x12 Database Out Of Sync on a session's request invalidates the cache; the request after it is served")
     func outOfSyncInvalidates() async throws {
-        let outcome = try await Simulation.run(seed: 13, horizon: .seconds(600)) { sim in
-            let farm = Farm(sim: sim, link: Self.link)
-            let board = farm.addBoard(id: "esp-1", profile: .espPoint)
-            board.powerOn()
-            try await sim.clock.sleep(for: .seconds(1))
+        let outcome = try await Self.withBootedBoard(seed: 13, id: "esp-1", profile: .espPoint) { sim, farm, board in
             let cache = InMemoryGATTCache()
             let key = CachedBoard(address: board.address, profile: .espPoint)
             _ = try await Self.handshake(farm, board, cache: cache)
@@ -288,11 +282,7 @@ extension GATTCacheFarmTests {
     @Test(
         "on a warm session an on-demand subscription is written once, from the cached CCCD, for concurrent callers")
     func onDemandOnWarmSession() async throws {
-        let outcome = try await Simulation.run(seed: 14, horizon: .seconds(600)) { sim in
-            let farm = Farm(sim: sim, link: Self.link)
-            let board = farm.addBoard(id: "esp-1", profile: .espPoint)
-            board.powerOn()
-            try await sim.clock.sleep(for: .seconds(1))
+        let outcome = try await Self.withBootedBoard(seed: 14, id: "esp-1", profile: .espPoint) { sim, farm, board in
             let cache = InMemoryGATTCache()
             _ = try await Self.handshake(farm, board, cache: cache)
             try await sim.clock.sleep(for: .milliseconds(250))
