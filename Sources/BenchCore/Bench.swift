@@ -24,6 +24,10 @@ public protocol Bench: Sendable {
 
     /// The boards, in rig-file order.
     var boards: [BenchBoard] { get }
+
+    /// Where the bench's parts report that they failed while the run used them (see ``BenchHealth``). A bench
+    /// whose parts cannot fail (the virtual farm) hands out one that never hears a fault.
+    var health: BenchHealth { get }
 }
 
 /// Opens a bench, runs a body on the bench's clock and executor, and closes the bench, whatever the body does.

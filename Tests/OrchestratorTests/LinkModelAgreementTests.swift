@@ -51,6 +51,7 @@ struct LinkModelAgreementTests {
         var clock: any RigClock { inner.clock }
         var unixTimeAtOrigin: Duration { inner.unixTimeAtOrigin }
         var boards: [BenchBoard] { inner.boards }
+        var health: BenchHealth { inner.health }
         var radios: [any BenchRadio] {
             inner.virtualRadios.map { PredictingRadio(inner: $0, air: inner.farm.air, comparisons: comparisons) }
         }

@@ -197,6 +197,7 @@ struct WallClockBenchTests {
         let unixTimeAtOrigin: Duration
         let radios: [any BenchRadio]
         let boards: [BenchBoard]
+        let health = BenchHealth()
     }
 
     /// Opens the fake bench on the wall clock: no simulation, no executor of its own.

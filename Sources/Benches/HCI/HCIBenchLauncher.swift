@@ -35,6 +35,7 @@ struct HCIBenchLauncher: BenchLauncher {
         _ body: @escaping @Sendable (any Bench) async throws -> T
     ) async throws -> BenchOutcome<T> {
         let clock = WallClock()
+        let health = BenchHealth()
         let unixTimeAtOrigin = Duration.nanoseconds(Int64(Date().timeIntervalSince1970 * 1e9))
         let rootcanal = try await startRootcanal()
         var radios: [HCIRadio] = []
@@ -48,7 +49,7 @@ struct HCIBenchLauncher: BenchLauncher {
                     boards: boards, seed: seed, controller: controller, clock: clock
                 ) { boards in
                     try await body(
-                        HCIBench(clock: clock, unixTimeAtOrigin: unixTimeAtOrigin, radios: opened, boards: boards))
+                        HCIBench(clock: clock, unixTimeAtOrigin: unixTimeAtOrigin, radios: opened, boards: boards, health: health))
                 }
             } else {
                 let boards = rig.boards.map { board in
@@ -58,7 +59,7 @@ struct HCIBenchLauncher: BenchLauncher {
                         identity: [("profile", board.profile.rawValue)])
                 }
                 value = try await body(
-                    HCIBench(clock: clock, unixTimeAtOrigin: unixTimeAtOrigin, radios: radios, boards: boards))
+                    HCIBench(clock: clock, unixTimeAtOrigin: unixTimeAtOrigin, radios: radios, boards: boards, health: health))
             }
             let work = await close(radios, rootcanal)
             return BenchOutcome(value: value, work: work)
@@ -142,12 +143,17 @@ struct HCIBench: Bench {
     let unixTimeAtOrigin: Duration
     let radios: [any BenchRadio]
     let boards: [BenchBoard]
+    let health: BenchHealth
 
-    init(clock: any RigClock, unixTimeAtOrigin: Duration, radios: [HCIRadio], boards: [BenchBoard]) {
+    init(
+        clock: any RigClock, unixTimeAtOrigin: Duration, radios: [HCIRadio], boards: [BenchBoard],
+        health: BenchHealth
+    ) {
         self.clock = clock
         self.unixTimeAtOrigin = unixTimeAtOrigin
         self.radios = radios
         self.boards = boards
+        self.health = health
     }
 }
 

@@ -155,11 +155,17 @@ public struct RunOptions: Sendable {
     public var horizon: Duration
     /// The most wall-clock time the run may take (`--timeout`); nil for no limit.
     public var timeout: Duration?
+    /// Leases each board before the run touches it; nil leases nothing (a run that owns its bench).
+    public var leasing: (any BoardLeasing)?
 
-    public init(outputRoot: String = "reports", horizon: Duration = Campaign.horizon, timeout: Duration? = nil) {
+    public init(
+        outputRoot: String = "reports", horizon: Duration = Campaign.horizon, timeout: Duration? = nil,
+        leasing: (any BoardLeasing)? = nil
+    ) {
         self.outputRoot = outputRoot
         self.horizon = horizon
         self.timeout = timeout
+        self.leasing = leasing
     }
 }
 

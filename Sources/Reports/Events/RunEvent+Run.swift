@@ -66,20 +66,24 @@ extension RunEvent {
         /// Why the run stopped before it was done, e.g. `SIGINT received`, `--timeout 30 s reached`; nil for a run
         /// that ran to its end. Written only when set, so logs from before the field existed read the same.
         public var interruption: String?
+        /// Every check whose last attempt did not pass or skip, with its class; written only when there is one.
+        public var nonPasses: [NonPass]
 
-        public init(at: RigInstant, wallDuration: Duration, interruption: String? = nil) {
+        public init(at: RigInstant, wallDuration: Duration, interruption: String? = nil, nonPasses: [NonPass] = []) {
             self.at = at
             self.wallDuration = wallDuration
             self.interruption = interruption
+            self.nonPasses = nonPasses
         }
 
-        private enum CodingKeys: String, CodingKey { case at, wallDuration, interruption }
+        private enum CodingKeys: String, CodingKey { case at, wallDuration, interruption, nonPasses }
 
         public init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             at = try container.decodeInstant(forKey: .at)
             wallDuration = try container.decodeDuration(forKey: .wallDuration)
             interruption = try container.decodeIfPresent(String.self, forKey: .interruption)
+            nonPasses = try container.decodeIfPresent([NonPass].self, forKey: .nonPasses) ?? []
         }
 
         public func encode(to encoder: any Encoder) throws {
@@ -87,6 +91,31 @@ extension RunEvent {
             try container.encode(rigTime: at, forKey: .at)
             try container.encode(rigTime: wallDuration, forKey: .wallDuration)
             try container.encodeIfPresent(interruption, forKey: .interruption)
+            if !nonPasses.isEmpty { try container.encode(nonPasses, forKey: .nonPasses) }
+        }
+    }
+
+    /// A check of a finished run that did not pass: where, how it ended, and whose fault it is (nil for a check
+    /// interrupted by a signal or the run's timeout, which is nobody's).
+    public struct NonPass: Codable, Sendable, Hashable {
+        public var board: String
+        public var suite: String
+        public var test: String
+        /// `failed`, `error` or `interrupted`.
+        public var status: String
+        public var failureClass: FailureClass?
+        /// The outcome's one-line message or reason.
+        public var message: String
+
+        public init(
+            board: String, suite: String, test: String, status: String, failureClass: FailureClass?, message: String
+        ) {
+            self.board = board
+            self.suite = suite
+            self.test = test
+            self.status = status
+            self.failureClass = failureClass
+            self.message = message
         }
     }
 }

@@ -46,10 +46,20 @@ extension RunEvent {
         public var outcome: TestOutcome
         /// Every number the check measured, each with its definition.
         public var measurements: [MeasuredValue]
+        /// Whose fault a non-pass is; nil for a pass, a skip, and a check interrupted by a signal or the timeout.
+        public var failureClass: FailureClass?
+        /// How long the check took on the wall clock (on the virtual farm far less than ``duration``); nil in
+        /// logs from before it was recorded.
+        public var wallDuration: Duration?
+        /// Which run of the check this is, from 1: a retried or rerun check finishes once per attempt.
+        public var attempt: Int
+        /// The raw samples behind ``measurements``, for statistics across runs.
+        public var samples: [MetricSamples]
 
         public init(
             board: String, suite: String, test: String, started: RigInstant, duration: Duration,
-            outcome: TestOutcome, measurements: [MeasuredValue] = []
+            outcome: TestOutcome, measurements: [MeasuredValue] = [], failureClass: FailureClass? = nil,
+            wallDuration: Duration? = nil, attempt: Int = 1, samples: [MetricSamples] = []
         ) {
             self.board = board
             self.suite = suite
@@ -58,9 +68,16 @@ extension RunEvent {
             self.duration = duration
             self.outcome = outcome
             self.measurements = measurements
+            self.failureClass = failureClass
+            self.wallDuration = wallDuration
+            self.attempt = attempt
+            self.samples = samples
         }
 
-        private enum CodingKeys: String, CodingKey { case board, suite, test, started, duration, outcome, measurements }
+        private enum CodingKeys: String, CodingKey {
+            case board, suite, test, started, duration, outcome, measurements, failureClass, wallDuration, attempt
+            case samples
+        }
 
         public init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -71,6 +88,11 @@ extension RunEvent {
             duration = try container.decodeDuration(forKey: .duration)
             outcome = try container.decode(TestOutcome.self, forKey: .outcome)
             measurements = try container.decodeIfPresent([MeasuredValue].self, forKey: .measurements) ?? []
+            failureClass = try container.decodeIfPresent(FailureClass.self, forKey: .failureClass)
+            wallDuration =
+                try container.contains(.wallDuration) ? container.decodeDuration(forKey: .wallDuration) : nil
+            attempt = try container.decodeIfPresent(Int.self, forKey: .attempt) ?? 1
+            samples = try container.decodeIfPresent([MetricSamples].self, forKey: .samples) ?? []
         }
 
         public func encode(to encoder: any Encoder) throws {
@@ -82,6 +104,10 @@ extension RunEvent {
             try container.encode(rigTime: duration, forKey: .duration)
             try container.encode(outcome, forKey: .outcome)
             try container.encode(measurements, forKey: .measurements)
+            try container.encodeIfPresent(failureClass, forKey: .failureClass)
+            if let wallDuration { try container.encode(rigTime: wallDuration, forKey: .wallDuration) }
+            if attempt != 1 { try container.encode(attempt, forKey: .attempt) }
+            if !samples.isEmpty { try container.encode(samples, forKey: .samples) }
         }
     }
 }

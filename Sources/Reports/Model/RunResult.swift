@@ -105,10 +105,40 @@ public struct TestResult: Sendable, Hashable {
     public var duration: Duration
     public var outcome: TestOutcome
     public var measurements: [MeasuredValue]
+    /// Whose fault a non-pass is (``RunEvent/TestFinished/failureClass``).
+    public var failureClass: FailureClass?
+    /// Wall-clock time the check took; nil in logs from before it was recorded.
+    public var wallDuration: Duration?
+    /// The raw samples behind ``measurements``.
+    public var samples: [MetricSamples]
+    /// This check's earlier attempts in this run, first first, when it was retried or rerun; this result is the
+    /// last attempt.
+    public var earlierAttempts: [Attempt]
+
+    /// One earlier attempt of a retried check.
+    public struct Attempt: Sendable, Hashable {
+        public var started: RigInstant
+        public var duration: Duration
+        public var wallDuration: Duration?
+        public var outcome: TestOutcome
+        public var failureClass: FailureClass?
+
+        public init(
+            started: RigInstant, duration: Duration, wallDuration: Duration?, outcome: TestOutcome,
+            failureClass: FailureClass?
+        ) {
+            self.started = started
+            self.duration = duration
+            self.wallDuration = wallDuration
+            self.outcome = outcome
+            self.failureClass = failureClass
+        }
+    }
 
     public init(
         board: String, suite: String, name: String, started: RigInstant, duration: Duration, outcome: TestOutcome,
-        measurements: [MeasuredValue] = []
+        measurements: [MeasuredValue] = [], failureClass: FailureClass? = nil, wallDuration: Duration? = nil,
+        samples: [MetricSamples] = [], earlierAttempts: [Attempt] = []
     ) {
         self.board = board
         self.suite = suite
@@ -117,6 +147,25 @@ public struct TestResult: Sendable, Hashable {
         self.duration = duration
         self.outcome = outcome
         self.measurements = measurements
+        self.failureClass = failureClass
+        self.wallDuration = wallDuration
+        self.samples = samples
+        self.earlierAttempts = earlierAttempts
+    }
+
+    /// Which attempt the result is, from 1.
+    public var attempt: Int { earlierAttempts.count + 1 }
+
+    /// Passed on its last attempt after not passing on an earlier one.
+    public var isFlaky: Bool {
+        outcome == .passed && earlierAttempts.contains { $0.outcome != .passed }
+    }
+
+    /// This result as an earlier attempt of a later one.
+    var asAttempt: Attempt {
+        Attempt(
+            started: started, duration: duration, wallDuration: wallDuration, outcome: outcome,
+            failureClass: failureClass)
     }
 }
 

@@ -37,16 +37,31 @@ extension RunResultBuilder {
         }
 
         mutating func finish(_ end: RunEvent.TestFinished) {
-            let result = TestResult(
+            var result = TestResult(
                 board: end.board, suite: end.suite, name: end.test, started: end.started, duration: end.duration,
-                outcome: end.outcome, measurements: end.measurements)
+                outcome: end.outcome, measurements: end.measurements, failureClass: end.failureClass,
+                wallDuration: end.wallDuration, samples: end.samples)
             let key = TestKey(suite: end.suite, name: end.test)
-            if let slot = open[key]?.first {
-                open[key]?.removeFirst()
-                if open[key]?.isEmpty == true { open[key] = nil }
-                board.tests[slot] = result
+            var slot: Int
+            if let open = open[key]?.first {
+                self.open[key]?.removeFirst()
+                if self.open[key]?.isEmpty == true { self.open[key] = nil }
+                board.tests[open] = result
+                slot = open
             } else {
+                slot = board.tests.count
                 board.tests.append(result)
+            }
+            // A later attempt takes the place of the earlier one and keeps it in its history.
+            if end.attempt > 1,
+                let earlier = board.tests[..<slot].lastIndex(where: { $0.suite == end.suite && $0.name == end.test })
+            {
+                let previous = board.tests[earlier]
+                result.earlierAttempts = previous.earlierAttempts + [previous.asAttempt]
+                board.tests[earlier] = result
+                board.tests.remove(at: slot)
+                open = open.mapValues { $0.map { $0 > slot ? $0 - 1 : $0 } }
+                slot = earlier
             }
             see(end.started.advanced(by: end.duration))
         }

@@ -14,7 +14,8 @@ import BLECore
 ///   ``RunEvent/boardStarted(_:)`` has no profile and no identity.
 /// - A ``RunEvent/testFinished(_:)`` completes the earliest unfinished ``RunEvent/testStarted(_:)`` of the same
 ///   board, suite and check, and takes its place; without one it is added where it appears. A check may run
-///   more than once; each run is its own ``TestResult``.
+///   more than once; each run is its own ``TestResult``, except a retry (``RunEvent/TestFinished/attempt`` above
+///   1), which replaces the check's latest result and keeps it in ``TestResult/earlierAttempts``.
 /// - A check that started and never finished runs to the last rig time seen for its board. When the run
 ///   finished with an ``RunEvent/RunFinished/interruption``, the check was in flight when the run was stopped
 ///   and becomes ``TestOutcome/interrupted(reason:)`` with that reason; otherwise it becomes an error that

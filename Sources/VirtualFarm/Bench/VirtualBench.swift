@@ -14,6 +14,8 @@ public final class VirtualBench: Bench, @unchecked Sendable {
     public let unixTimeAtOrigin: Duration
     public let radios: [any BenchRadio]
     public let boards: [BenchBoard]
+    /// Never hears a fault: the farm's parts are simulated and do not die.
+    public let health = BenchHealth()
     /// The radios behind ``radios``, for code that looks behind the interface (tests, the link model's checks).
     public let virtualRadios: [VirtualRadio]
     /// The board models behind ``boards``, in the same order.
