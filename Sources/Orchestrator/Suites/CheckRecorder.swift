@@ -55,7 +55,10 @@ public final class CheckRecorder: Sendable {
         }
         let started = clock.now
         emit(.testStarted(.init(board: board, suite: suite, test: name, at: started)))
-        let race = await Self.race(body, timeout: timeout, clock: clock)
+        let samples = SampleSink()
+        let race = await Self.$samples.withValue(samples) {
+            await Self.race(body, timeout: timeout, clock: clock)
+        }
         let outcome: TestOutcome
         var measurements: [MeasuredValue] = []
         switch race {
@@ -82,7 +85,8 @@ public final class CheckRecorder: Sendable {
             .testFinished(
                 .init(
                     board: board, suite: suite, test: name, started: started, duration: started.duration(to: clock.now),
-                    outcome: outcome, measurements: measurements)))
+                    outcome: outcome, measurements: measurements,
+                    samples: outcome == .passed || !measurements.isEmpty ? samples.all : [])))
         return outcome
     }
 
