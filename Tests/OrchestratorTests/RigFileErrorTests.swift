@@ -53,8 +53,8 @@ private let brokenRigs: [BrokenRig] = [
         "unknown top-level key",
         yaml("rig: t", "radio: virtual", "boards: [{id: b1, profile: hrm}]", "suites: [discovery]", "colour: red"),
         .unknownKey, at: "5:1",
-        "unknown key 'colour' in the rig file (expected rig, radio, radios, boards, virtual, suites, gates or "
-            + "after_run)"),
+        "unknown key 'colour' in the rig file (expected rig, radio, radios, boards, virtual, suites, gates, "
+            + "after_run, retries or rerun_failed)"),
     BrokenRig(
         "missing rig name", yaml("radio: virtual", "boards: [{id: b1, profile: hrm}]", "suites: [discovery]"),
         .missingKey, at: "1:1", "the rig file needs 'rig'"),

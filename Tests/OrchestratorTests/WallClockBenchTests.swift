@@ -197,12 +197,16 @@ struct WallClockBenchTests {
         let unixTimeAtOrigin: Duration
         let radios: [any BenchRadio]
         let boards: [BenchBoard]
-        let health = BenchHealth()
+        let health: BenchHealth
     }
 
     /// Opens the fake bench on the wall clock: no simulation, no executor of its own.
     final class FakeLauncher: BenchLauncher, BenchFactory {
         let nanos: Mutex<[FakeNano]> = Mutex([])
+        /// Where the test makes a part of the bench fail.
+        let health = BenchHealth()
+        /// The bench's clock, once it is open.
+        let clock = Mutex<WallClock?>(nil)
         var summary: String { "fake bench" }
 
         func launcher(for rig: RigConfig, seed: UInt64) throws(CampaignError) -> any BenchLauncher { self }
@@ -211,6 +215,7 @@ struct WallClockBenchTests {
             _ body: @escaping @Sendable (any Bench) async throws -> T
         ) async throws -> BenchOutcome<T> {
             let clock = WallClock()
+            self.clock.withLock { $0 = clock }
             let boards = (1...2).map { FakeNano(address: DeviceAddress(0x84CC_A800_0000 + UInt64($0)), clock: clock) }
             nanos.withLock { $0 = boards }
             let bench = FakeBench(
@@ -222,7 +227,7 @@ struct WallClockBenchTests {
                         match: BoardMatch(address: board.address, name: Nano33BLESense.advertisedName),
                         power: FakePower(board: board), console: FakeConsole(board: board),
                         identity: [("serial", "/dev/fake\(index)")])
-                })
+                }, health: health)
             return BenchOutcome(value: try await body(bench))
         }
     }

@@ -121,7 +121,10 @@ public struct Campaign: Sendable {
         }
         let wallTime = started.duration(to: wallClock.now)
         recorder.emit(
-            .runFinished(.init(at: end, wallDuration: wallTime, interruption: control.reason?.description)))
+            .runFinished(
+                .init(
+                    at: end, wallDuration: wallTime, interruption: control.reason?.description,
+                    nonPasses: recorder.result.nonPasses)))
         problems += files.finish()
         let result = recorder.result
         let summary =
@@ -129,10 +132,7 @@ public struct Campaign: Sendable {
             + radios.map { $0.line + "\n" }.joined()
         let final = files.writeFinal(junit: JUnitWriter().render(result), summary: summary)
         problems += final.problems
-        let status: ExitStatus =
-            if !problems.isEmpty && control.reason == nil { .infrastructure } else if let reason = control.reason {
-                reason.exitStatus
-            } else if result.counts.failed + result.counts.errors > 0 { .checksFailed } else { .passed }
+        let status = Self.status(of: result, reason: control.reason, problems: problems)
         return CampaignResult(
             runID: files.directory.runID, directory: files.directory.path, result: result, summary: summary,
             status: status, interruption: control.reason, problems: problems, rescue: final.rescue, radios: radios,
@@ -199,7 +199,36 @@ public struct CampaignResult: Sendable {
     public var passed: Bool { status == .passed }
 }
 
+extension Campaign {
+    /// How a run ends: stopped on purpose (130) or by the bench (3) as the reason says; with reports that could
+    /// not be written, or any check left with an infrastructure failure, 3 (its numbers are not the boards');
+    /// with a check that failed or erred otherwise, 1.
+    static func status(of result: RunResult, reason: RunControl.Reason?, problems: [String]) -> ExitStatus {
+        if let reason { return reason.exitStatus }
+        if !problems.isEmpty { return .infrastructure }
+        if result.nonPasses.contains(where: { $0.failureClass == .infrastructure }) { return .infrastructure }
+        if result.counts.failed + result.counts.errors > 0 { return .checksFailed }
+        return .passed
+    }
+}
+
 extension RunResult {
+    /// Every check whose last attempt did not pass or skip, with its class, for the run's ``RunEvent/runFinished(_:)``.
+    var nonPasses: [RunEvent.NonPass] {
+        boards.flatMap(\.tests).compactMap { test in
+            let (status, message): (String, String)
+            switch test.outcome {
+            case .passed, .skipped: return nil
+            case .failed(let text, _): (status, message) = ("failed", text)
+            case .error(let text, _): (status, message) = ("error", text)
+            case .interrupted(let reason): (status, message) = ("interrupted", reason)
+            }
+            return RunEvent.NonPass(
+                board: test.board, suite: test.suite, test: test.name, status: status, failureClass: test.failureClass,
+                message: message)
+        }
+    }
+
     /// The latest rig instant the run recorded: a board finishing, or a check ending.
     var lastInstant: RigInstant {
         let ends = boards.flatMap { board in

@@ -40,6 +40,9 @@ extension RigConfig {
             return FileReference(path: path, at: node.location)
         }
         let afterRun = reader.choice("after_run", noun: "after_run setting", AfterRun.self) ?? .off
+        var retries = reader.value("retries").flatMap { RetryPolicy.decode($0, diagnostics: diagnostics) }
+            ?? RetryPolicy()
+        if let reruns = reader.integer("rerun_failed", in: RetryPolicy.range) { retries.rerunFailed = reruns }
         reader.rejectUnknownKeys()
 
         if let first = radios.configs?.first, radios.configs?.allSatisfy(\.isVirtual) == true, virtualNode == nil {
@@ -48,9 +51,11 @@ extension RigConfig {
         guard diagnostics.isEmpty, let name, let radioList = radios.configs, !radioList.isEmpty, let boards,
             let suites
         else { return nil }
-        return RigConfig(
+        var rig = RigConfig(
             name: name, radios: radioList, boards: boards, virtual: virtual, suites: suites, gates: gates,
             afterRun: afterRun, at: root.location)
+        rig.retries = retries
+        return rig
     }
 
     /// Why board ids that differ only in case conflict.
