@@ -94,7 +94,7 @@ let package = Package(
             name: "InteropTests",
             dependencies: [
                 "Radios", "Benches", "BenchCore", "CentralStack", "BLECore", "VirtualFarm", "DeviceProfiles",
-                "IngestServer",
+                "IngestServer", "Reports",
             ],
             exclude: ["Peers"]
         ),
