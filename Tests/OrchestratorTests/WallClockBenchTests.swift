@@ -26,6 +26,10 @@ struct WallClockBenchTests {
             var boots = 0
             var powerSwitches: [Bool] = []
             var tracker = BootTracker()
+            /// How many more connection attempts the board ignores (a board that went deaf), for retry tests.
+            var ignoredConnections = 0
+            /// Lines typed on its console.
+            var typed: [String] = []
         }
 
         let address: DeviceAddress
@@ -153,6 +157,11 @@ struct WallClockBenchTests {
                 throw .notFound(address, waited: timeout)
             }
             let deadline = wall.now.advanced(by: timeout)
+            let deaf = board.state.withLock { state in
+                defer { state.ignoredConnections = max(0, state.ignoredConnections - 1) }
+                return state.ignoredConnections > 0
+            }
+            if deaf { throw .notFound(address, waited: .zero) }
             while !board.advertising {
                 guard wall.now < deadline else { throw .notFound(address, waited: timeout) }
                 do { try await Task.sleep(for: .milliseconds(5)) } catch { throw .cancelled }
@@ -189,7 +198,7 @@ struct WallClockBenchTests {
         func attach(_ handler: @escaping @Sendable (ConsoleEntry) -> Void) {
             board.state.withLock { $0.console = handler }
         }
-        func send(_ line: String) async throws(BenchError) {}
+        func send(_ line: String) async throws(BenchError) { board.state.withLock { $0.typed.append(line) } }
     }
 
     struct FakeBench: Bench {

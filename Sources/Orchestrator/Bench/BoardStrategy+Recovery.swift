@@ -52,7 +52,8 @@ extension BoardStrategy {
         }
         throw CheckFailure(
             "\(place): board \(board.id) could not be recovered after \(why)"
-                + (tried.isEmpty ? ": it has no console, reset line or power switch" : ": \(tried.joined(separator: "; "))"))
+                + (tried.isEmpty ? ": it has no console, reset line or power switch" : ": \(tried.joined(separator: "; "))"),
+            class: .board)
     }
 
     private func perform(_ step: RecoveryStep, why: String) async throws {

@@ -3,14 +3,17 @@ import Reports
 import BenchCore
 import Synchronization
 
-/// A check that did not pass, with what and where in one line and the evidence below it.
+/// A check that did not pass, with what and where in one line and the evidence below it. A product defect (class
+/// ``FailureClass/test``) unless the check knows better: a board that went silent is ``FailureClass/board``.
 public struct CheckFailure: Error, Sendable {
     public var message: String
     public var details: String
+    public var failureClass: FailureClass
 
-    public init(_ message: String, details: String = "") {
+    public init(_ message: String, details: String = "", class failureClass: FailureClass = .test) {
         self.message = message
         self.details = details
+        self.failureClass = failureClass
     }
 }
 
@@ -117,12 +120,12 @@ public final class CheckRecorder: Sendable {
                 return (.interrupted(reason: reason.description), nil, [])
             }
             if let failure = error as? CheckFailure {
-                return (.failed(message: failure.message, details: failure.details), .test, [])
+                return (.failed(message: failure.message, details: failure.details), failure.failureClass, [])
             }
             if let failure = error as? MeasuredFailure {
                 return (
-                    .failed(message: failure.failure.message, details: failure.failure.details), .test,
-                    failure.measurements
+                    .failed(message: failure.failure.message, details: failure.failure.details),
+                    failure.failure.failureClass, failure.measurements
                 )
             }
             return (.error(message: "\(error)", details: String(reflecting: error)), FailureClass(classifying: error), [])
