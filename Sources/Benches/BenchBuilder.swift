@@ -46,12 +46,7 @@ public struct BenchBuilder: BenchFactory {
 
     /// The resets a board's serial wiring can do.
     static func resets(_ board: BoardConfig) -> [ResetKind] {
-        switch board.serial?.reset ?? BoardConfig.Serial.defaultReset(for: board.profile) {
-        case .esp32Classic: [.run, .bootloader]
-        case .runOnly: [.run]
-        case .arduino1200Touch: [.bootloader]
-        case .none: []
-        }
+        (board.serial?.reset ?? BoardConfig.Serial.defaultReset(for: board.profile)).kinds
     }
 }
 
