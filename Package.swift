@@ -93,7 +93,7 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
-        .testTarget(name: "BoardControlTests", dependencies: ["BoardControl", "BenchCore", "BLECore"]),
+        .testTarget(name: "BoardControlTests", dependencies: ["BoardControl", "CBoardControl", "BenchCore", "BLECore"]),
         .testTarget(name: "RadiosTests", dependencies: ["Radios", "BLECore", "BenchCore"]),
         // Against processes nobody here wrote: rootcanal (a virtual controller) and Bumble (a complete host).
         .testTarget(

@@ -6,8 +6,8 @@ import Orchestrator
 import VirtualFarm
 
 /// The composition root: the one place that turns a rig file into a bench. It knows every bench implementation
-/// (the virtual farm, and blerig's HCI host on hardware controllers or rootcanal; serial/hub hardware will join
-/// here), and the orchestrator knows none of them: it sees ``BenchLauncher`` and the capability protocols only.
+/// (the virtual farm, blerig's HCI host on hardware controllers or rootcanal, and BoardControl's serial ports
+/// and hub ports for real boards), and the orchestrator knows none of them: it sees ``BenchLauncher`` and the capability protocols only.
 public struct BenchBuilder: BenchFactory {
     public init() {}
 

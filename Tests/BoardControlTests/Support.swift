@@ -65,7 +65,6 @@ final class TemporaryTree {
     }
 
     deinit {
-        _ = system(nil)  // keeps Glibc's system visible; removal below
         remove(root)
     }
 

@@ -51,14 +51,11 @@ struct HCIBenchLauncher: BenchLauncher {
                         HCIBench(clock: clock, unixTimeAtOrigin: unixTimeAtOrigin, radios: opened, boards: boards))
                 }
             } else {
-                let boards = rig.boards.map { board in
-                    BenchBoard(
-                        id: board.id,
-                        match: BoardMatch(address: board.match?.address, name: board.match?.name),
-                        identity: [("profile", board.profile.rawValue)])
-                }
+                // Real boards: serial consoles, reset lines and hub ports from BoardControl where the rig wires them.
+                let hardware = try HardwareBoards.open(rig, clock: clock)
+                defer { hardware.close() }
                 value = try await body(
-                    HCIBench(clock: clock, unixTimeAtOrigin: unixTimeAtOrigin, radios: radios, boards: boards))
+                    HCIBench(clock: clock, unixTimeAtOrigin: unixTimeAtOrigin, radios: radios, boards: hardware.boards))
             }
             let work = await close(radios, rootcanal)
             return BenchOutcome(value: value, work: work)
