@@ -46,10 +46,15 @@ public final class SerialBoardLink: BoardConsole, ResetControl, Sendable {
         self.environment = environment
         let inventory = SerialPortInventory(paths: environment.paths)
         guard let info = try inventory.find(name) else {
+            let known = inventory.ports()
             throw BenchError(
                 .missing,
-                "no serial port \(name): nothing plugged in answers to that name; `blerig doctor` or "
-                    + "`ls -l /dev/serial/by-id/` lists the ports there are")
+                "no serial port \(name): "
+                    + (known.isEmpty
+                        ? "this host lists no serial ports at all: plug the board in (and check `dmesg` for its "
+                            + "USB serial driver)"
+                        : "nothing plugged in answers to that name; the ports here: "
+                            + known.map(\.description).joined(separator: "; ")))
         }
         let path: String = if case .path(let path) = name { path } else { info.devicePath }
         let port = try SerialPort.open(path, settings: settings, environment: environment)

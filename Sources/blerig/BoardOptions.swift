@@ -3,11 +3,9 @@ import BenchCore
 import Benches
 import Orchestrator
 
-/// How `power`, `reset` and `console` name the board: its id in a rig file, or its wiring given directly.
+/// How `power`, `reset` and `console` name the board: its id in a rig file (the command's BOARD argument), or
+/// its wiring given directly.
 struct BoardOptions: ParsableArguments {
-    @Argument(help: ArgumentHelp("The board's id in the rig file.", valueName: "BOARD"))
-    var board: String?
-
     @Option(help: ArgumentHelp("The rig file that defines BOARD.", valueName: "rig.yaml"))
     var rig = "rigs/bench.yaml"
 
@@ -30,7 +28,7 @@ struct BoardOptions: ParsableArguments {
     @Option(name: .customLong("hub-port"), help: ArgumentHelp("The port on --hub, from 1.", valueName: "N"))
     var hubPort: Int?
 
-    func validate() throws {
+    func check(board: String?) throws {
         if board == nil && port == nil && hub == nil {
             throw ValidationError("name a BOARD of the rig, or give --port or --hub with --hub-port")
         }
@@ -42,7 +40,7 @@ struct BoardOptions: ParsableArguments {
     }
 
     /// The target; a rig or a name that does not parse exits with the usage status.
-    func target() throws -> BoardTarget {
+    func target(board: String?) throws -> BoardTarget {
         do {
             if let board { return try BoardTarget.board(board, rig: rig) }
             var target = BoardTarget(label: port ?? "hub \(hub ?? "") port \(hubPort ?? 0)")

@@ -18,7 +18,12 @@ extension Blerig {
                 \(ExitStatus.table)
                 """)
 
+        @Argument(help: ArgumentHelp("The board's id in the rig file.", valueName: "BOARD"))
+        var id: String?
+
         @OptionGroup var board: BoardOptions
+
+        func validate() throws { try board.check(board: id) }
 
         @Flag(help: "Prefix each line with its arrival time (s) and the boot it belongs to.")
         var timestamps = false
@@ -33,7 +38,7 @@ extension Blerig {
 
         func run() async throws {
             let session = ConsoleSession(
-                tool: BoardTool(target: try board.target()), timestamps: timestamps, logFile: log, duration: duration)
+                tool: BoardTool(target: try board.target(board: id)), timestamps: timestamps, logFile: log, duration: duration)
             let control = RunControl()
             let errors = LineOutput.standardError
             let signals = SignalWatcher(control: control) { _ in }

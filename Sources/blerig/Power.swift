@@ -17,10 +17,28 @@ extension Blerig {
                 \(ExitStatus.table)
                 """)
 
-        @Argument(help: ArgumentHelp("on, off, cycle or status.", valueName: "ACTION"))
-        var action: BoardTool.PowerAction
+        @Argument(
+            help: ArgumentHelp(
+                "The board's id in the rig file (none with --hub), then on, off, cycle or status.",
+                valueName: "BOARD ACTION"))
+        var words: [String] = []
 
         @OptionGroup var board: BoardOptions
+
+        /// BOARD ACTION, or ACTION alone with --hub.
+        var parsed: (board: String?, action: BoardTool.PowerAction)? {
+            guard (1...2).contains(words.count), let action = BoardTool.PowerAction(rawValue: words.last!) else {
+                return nil
+            }
+            return (words.count == 2 ? words[0] : nil, action)
+        }
+
+        func validate() throws {
+            guard let parsed else {
+                throw ValidationError("write BOARD on|off|cycle|status (or the action alone with --hub and --hub-port)")
+            }
+            try board.check(board: parsed.board)
+        }
 
         @Option(
             name: .customLong("off-for"), help: ArgumentHelp("How long cycle leaves the port off (2, 500ms).", valueName: "S"),
@@ -28,7 +46,8 @@ extension Blerig {
         var offFor: Duration = .seconds(2)
 
         func run() async throws {
-            let tool = BoardTool(target: try board.target())
+            guard let (id, action) = parsed else { return }
+            let tool = BoardTool(target: try board.target(board: id))
             do {
                 try await tool.power(action, offFor: offFor) { LineOutput.standardOutput.print($0) }
             } catch {
@@ -37,5 +56,3 @@ extension Blerig {
         }
     }
 }
-
-extension BoardTool.PowerAction: ExpressibleByArgument {}

@@ -17,7 +17,12 @@ extension Blerig {
                 \(ExitStatus.table)
                 """)
 
+        @Argument(help: ArgumentHelp("The board's id in the rig file.", valueName: "BOARD"))
+        var id: String?
+
         @OptionGroup var board: BoardOptions
+
+        func validate() throws { try board.check(board: id) }
 
         @Flag(help: "Enter the bootloader instead of restarting the application.")
         var bootloader = false
@@ -32,7 +37,7 @@ extension Blerig {
         var sequence: ResetSequence?
 
         func run() async throws {
-            let tool = BoardTool(target: try board.target())
+            let tool = BoardTool(target: try board.target(board: id))
             do {
                 try await tool.reset(bootloader ? .bootloader : .run, sequence: sequence) {
                     LineOutput.standardOutput.print($0)

@@ -21,6 +21,12 @@ public struct BoardTarget: Sendable {
     public var label: String
     public var serial: Serial?
     public var power: (hub: String, port: Int)?
+    /// Whether the target is a rig's board: its errors then start with ``label``.
+    public var fromRig = false
+
+    /// `board 'esp-01' (rigs/bench.yaml:12:5): ` for a rig's board; nothing for a port or hub given directly, which
+    /// the message names anyway.
+    public var prefix: String { fromRig ? "\(label): " : "" }
 
     public init(label: String, serial: Serial? = nil, power: (hub: String, port: Int)? = nil) {
         self.label = label
@@ -39,6 +45,7 @@ public struct BoardTarget: Sendable {
             throw .usage("\(rigPath) has no board '\(id)' (its boards: \(ids.isEmpty ? "none" : ids))")
         }
         var target = BoardTarget(label: "board '\(id)' (\(board.location))")
+        target.fromRig = true
         if let serial = board.serial {
             do {
                 target.serial = Serial(

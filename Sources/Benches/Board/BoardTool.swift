@@ -37,7 +37,7 @@ public struct BoardTool: Sendable {
             if action != .status { output("\(target.label): \(hubPort) \(action) in \(took.millisecondsText)") }
             output("\(try hubPort.status())")
         } catch {
-            throw .bench(error)
+            throw .bench(BenchError(error.code, "\(target.prefix)\(error.message)"))
         }
     }
 
@@ -69,7 +69,7 @@ public struct BoardTool: Sendable {
                 output(bootloader.map { "bootloader port: \($0)" } ?? "no new port within 10 s: the bootloader kept \(port)")
             }
         } catch {
-            throw .bench(error)
+            throw .bench(BenchError(error.code, "\(target.prefix)\(error.message)"))
         }
     }
 }

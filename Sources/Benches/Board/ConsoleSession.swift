@@ -32,7 +32,7 @@ public struct ConsoleSession: Sendable {
                 name: serial.name, settings: SerialPort.Settings(baud: serial.baud), wiring: serial.wiring,
                 clock: tool.clock, environment: tool.environment)
         } catch {
-            throw .bench(error)
+            throw .bench(BenchError(error.code, "\(tool.target.prefix)\(error.message)"))
         }
         defer { link.close() }
         let log: FileHandle?
