@@ -107,7 +107,9 @@ let package = Package(
         .testTarget(name: "ReportsTests", dependencies: ["Reports"], exclude: ["Fixtures"]),
         .testTarget(
             name: "OrchestratorTests",
-            dependencies: ["Orchestrator", "Benches", "BenchCore", "CentralStack", "VirtualFarm", "Reports", "BLECore"]
+            dependencies: [
+                "Orchestrator", "Benches", "BenchCore", "CentralStack", "VirtualFarm", "Reports", "BLECore", "BoardControl",
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]
