@@ -50,6 +50,11 @@ let package = Package(
         .systemLibrary(name: "CBlueZ", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
         // Real radios: HCI transports (TCP, UART, BlueZ user channel), blerig's HCI host on them, rootcanal.
         .target(name: "Radios", dependencies: ["BLECore", "BenchCore", "CBlueZ"]),
+        // termios2 (any baud) and usbfs control transfers: kernel structures Swift cannot import beside Glibc.
+        .target(name: "CBoardControl"),
+        // Real boards: serial ports (termios, modem lines, reset sequences, lock files), following a port across
+        // re-enumeration through sysfs, and USB hub port power.
+        .target(name: "BoardControl", dependencies: ["BenchCore", "BLECore", "DeviceProfiles", "CBoardControl"]),
         .target(
             name: "Orchestrator",
             dependencies: [
@@ -66,13 +71,13 @@ let package = Package(
             name: "Benches",
             dependencies: [
                 "BLECore", "BenchCore", "DeviceProfiles", "Orchestrator", "VirtualFarm", "Radios", "CentralStack",
-                "IngestServer",
+                "IngestServer", "BoardControl",
             ]
         ),
         .executableTarget(
             name: "blerig",
             dependencies: [
-                "Orchestrator", "Benches", "Radios", "CentralStack", "BLECore",
+                "Orchestrator", "Benches", "Radios", "CentralStack", "BLECore", "BoardControl", "BenchCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -88,6 +93,7 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
+        .testTarget(name: "BoardControlTests", dependencies: ["BoardControl", "CBoardControl", "BenchCore", "BLECore"]),
         .testTarget(name: "RadiosTests", dependencies: ["Radios", "BLECore", "BenchCore"]),
         // Against processes nobody here wrote: rootcanal (a virtual controller) and Bumble (a complete host).
         .testTarget(
@@ -101,7 +107,9 @@ let package = Package(
         .testTarget(name: "ReportsTests", dependencies: ["Reports"], exclude: ["Fixtures"]),
         .testTarget(
             name: "OrchestratorTests",
-            dependencies: ["Orchestrator", "Benches", "BenchCore", "CentralStack", "VirtualFarm", "Reports", "BLECore"]
+            dependencies: [
+                "Orchestrator", "Benches", "BenchCore", "CentralStack", "VirtualFarm", "Reports", "BLECore", "BoardControl",
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -17,7 +17,10 @@ struct Blerig: AsyncParsableCommand {
             Exit status:
             \(ExitStatus.table)
             """,
-        subcommands: [Run.self, Bench.self, Scan.self, Probe.self, Adapters.self, Central.self, SyncAgentCommand.self])
+        subcommands: [
+            Run.self, Bench.self, Scan.self, Probe.self, Adapters.self, Central.self, SyncAgentCommand.self, Power.self,
+            Reset.self, Console.self,
+        ])
 
     /// Parses and runs; argument errors exit with the usage status blerig documents, not the parser's own 64.
     static func main() async {

@@ -60,17 +60,18 @@ struct HCIBenchLauncher: BenchLauncher {
                     boards: boards, seed: seed, controller: controller, clock: clock
                 ) { boards in
                     try await body(
-                        HCIBench(clock: clock, unixTimeAtOrigin: unixTimeAtOrigin, radios: opened, boards: boards, health: health))
+                        HCIBench(
+                            clock: clock, unixTimeAtOrigin: unixTimeAtOrigin, radios: opened, boards: boards,
+                            health: health))
                 }
             } else {
-                let boards = rig.boards.map { board in
-                    BenchBoard(
-                        id: board.id,
-                        match: BoardMatch(address: board.match?.address, name: board.match?.name),
-                        identity: [("profile", board.profile.rawValue)])
-                }
+                // Real boards: serial consoles, reset lines and hub ports from BoardControl where the rig wires them.
+                let hardware = try HardwareBoards.open(rig, clock: clock)
+                defer { hardware.close() }
                 value = try await body(
-                    HCIBench(clock: clock, unixTimeAtOrigin: unixTimeAtOrigin, radios: radios, boards: boards, health: health))
+                    HCIBench(
+                        clock: clock, unixTimeAtOrigin: unixTimeAtOrigin, radios: radios, boards: hardware.boards,
+                        health: health))
             }
             watch.stop()
             let work = await close(radios, rootcanal)
