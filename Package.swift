@@ -105,6 +105,12 @@ let package = Package(
             exclude: ["Peers"]
         ),
         .testTarget(name: "ReportsTests", dependencies: ["Reports"], exclude: ["Fixtures"]),
+        // The kernel tier: the real blerig binary inside Debian's kernel under qemu (Tests/KernelTier/), against
+        // hci_vhci, USB/IP and dummy_hcd with peers on the host.
+        .testTarget(
+            name: "KernelTierTests",
+            dependencies: ["Radios", "Benches", "BenchCore", "VirtualFarm", "DeviceProfiles", "BLECore"]
+        ),
         .testTarget(
             name: "OrchestratorTests",
             dependencies: [
