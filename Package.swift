@@ -60,6 +60,9 @@ let package = Package(
             ],
             exclude: ["Rig/README.md"]
         ),
+        // Release gates: a gates file (read with the rig file's reader), absolute and regression limits, the
+        // statistics behind them. Above the orchestrator, which sees only its RunJudge protocol.
+        .target(name: "Gates", dependencies: ["Orchestrator", "Reports", "BLECore", "DeviceProfiles"]),
         // The composition root: the one place that builds a bench from a rig file, and so the one place that
         // knows the bench implementations. Orchestrator itself cannot import them.
         .target(
@@ -72,7 +75,7 @@ let package = Package(
         .executableTarget(
             name: "blerig",
             dependencies: [
-                "Orchestrator", "Benches", "Radios", "CentralStack", "BLECore",
+                "Orchestrator", "Benches", "Radios", "CentralStack", "BLECore", "Gates",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -99,6 +102,11 @@ let package = Package(
             exclude: ["Peers"]
         ),
         .testTarget(name: "ReportsTests", dependencies: ["Reports"], exclude: ["Fixtures"]),
+        .testTarget(
+            name: "GatesTests",
+            dependencies: ["Gates", "Orchestrator", "Benches", "Reports", "BLECore"],
+            exclude: ["Fixtures"]
+        ),
         .testTarget(
             name: "OrchestratorTests",
             dependencies: ["Orchestrator", "Benches", "BenchCore", "CentralStack", "VirtualFarm", "Reports", "BLECore"]
