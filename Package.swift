@@ -65,6 +65,9 @@ let package = Package(
             ],
             exclude: ["Rig/README.md"]
         ),
+        // Release gates: a gates file (read with the rig file's reader), absolute and regression limits, the
+        // statistics behind them. Above the orchestrator, which sees only its RunJudge protocol.
+        .target(name: "Gates", dependencies: ["Orchestrator", "Reports", "BLECore", "DeviceProfiles"]),
         // The composition root: the one place that builds a bench from a rig file, and so the one place that
         // knows the bench implementations. Orchestrator itself cannot import them.
         .target(
@@ -77,7 +80,7 @@ let package = Package(
         .executableTarget(
             name: "blerig",
             dependencies: [
-                "Orchestrator", "Benches", "Radios", "CentralStack", "BLECore", "BoardControl", "BenchCore",
+                "Orchestrator", "Benches", "Radios", "CentralStack", "BLECore", "BoardControl", "BenchCore", "Gates",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -110,6 +113,11 @@ let package = Package(
         .testTarget(
             name: "KernelTierTests",
             dependencies: ["Radios", "Benches", "BenchCore", "VirtualFarm", "DeviceProfiles", "BLECore"]
+        ),
+        .testTarget(
+            name: "GatesTests",
+            dependencies: ["Gates", "Orchestrator", "Benches", "Reports", "BLECore"],
+            exclude: ["Fixtures"]
         ),
         .testTarget(
             name: "OrchestratorTests",

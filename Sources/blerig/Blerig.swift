@@ -18,8 +18,8 @@ struct Blerig: AsyncParsableCommand {
             \(ExitStatus.table)
             """,
         subcommands: [
-            Run.self, Bench.self, Scan.self, Probe.self, Adapters.self, Central.self, SyncAgentCommand.self, Power.self,
-            Reset.self, Console.self,
+            Run.self, Gate.self, Bench.self, Scan.self, Probe.self, Adapters.self, Central.self, SyncAgentCommand.self,
+            Power.self, Reset.self, Console.self,
         ])
 
     /// Parses and runs; argument errors exit with the usage status blerig documents, not the parser's own 64.
@@ -79,6 +79,8 @@ extension Blerig {
 
         @OptionGroup var campaign: CampaignOptions
 
+        @OptionGroup var gating: GateOptions
+
         @Option(help: ArgumentHelp("Directory the run's report directory is created in.", valueName: "DIR"))
         var out = "reports"
 
@@ -110,8 +112,10 @@ extension Blerig {
             let quiet = quiet
             let result: CampaignResult
             do {
-                result = try await campaign.campaign().run(
-                    RunOptions(outputRoot: out, timeout: timeout), control: control
+                let campaign = try campaign.campaign()
+                let judge = try await gating.judge(for: campaign.rig)
+                result = try await campaign.run(
+                    RunOptions(outputRoot: out, timeout: timeout, judge: judge), control: control
                 ) { line in
                     if !quiet || line.contains("FAILED") || line.contains("ERROR") || line.contains("INTERRUPTED")
                         || line.hasPrefix("run ")

@@ -12,8 +12,17 @@ import Foundation
 public enum RigFile {
     /// Reads, parses and checks the rig file at `path`. `knownSuites` are the suites the orchestrator has, in the
     /// order they are listed in messages.
+    /// A `gates:` file that does not exist is an error at the rig's `gates:` (the Gates target reads the file).
     public static func load(contentsOf path: String, knownSuites: [String]) throws(RigFileError) -> RigConfig {
-        try parse(yaml: readText(contentsOf: path), file: path, knownSuites: knownSuites)
+        let rig = try parse(yaml: readText(contentsOf: path), file: path, knownSuites: knownSuites)
+        if let gates = rig.gates, !FileManager.default.fileExists(atPath: gates.path) {
+            throw RigFileError(
+                RigFileIssue(
+                    .unreadableFile,
+                    "gates file \(RigWording.quoted(gates.path)) does not exist (paths are relative to the working "
+                        + "directory)", at: gates.location))
+        }
+        return rig
     }
 
     /// Parses and checks rig file text; `file` names it in locations.
