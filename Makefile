@@ -2,8 +2,8 @@
 SWIFT ?= swift
 ARGS ?=
 APT_PACKAGES := libbluetooth-dev libusb-1.0-0-dev libsqlite3-dev libxml2-utils
-# The tests also check captures with an independent dissector.
-TEST_APT_PACKAGES := $(APT_PACKAGES) tshark
+# The tests also check captures with an independent dissector, and render report.html in headless Chromium.
+TEST_APT_PACKAGES := $(APT_PACKAGES) tshark chromium
 # The interop tier runs blerig against rootcanal (a virtual controller) and Bumble (an independent host), both
 # from PyPI, in a venv of their own. Newer rootcanal wheels need a newer glibc than Debian 12 has.
 INTEROP_VENV ?= .venv-interop
@@ -18,7 +18,11 @@ KERNEL_VENV ?= .venv-kernel
 KERNEL_PINS := usbip==0.7.0 esptool==5.6.0
 KERNEL_APT_PACKAGES := qemu-system-x86 busybox-static kmod usbip python3 python3-venv
 
-.PHONY: deps test-deps interop-deps kernel-deps kernel-tier install-packages build run test bench bench-hci bench-ota bench-sync clean
+# metrics.prom is checked with prometheus_client's parsers (OpenMetrics and Prometheus text), in a venv of its own.
+METRICS_VENV ?= .venv-metrics
+METRICS_PINS := prometheus-client==0.26.0
+
+.PHONY: deps test-deps interop-deps kernel-deps kernel-tier metrics-deps install-packages build run test bench bench-hci bench-ota bench-sync clean
 
 # deps: install whichever of the apt packages above are missing (non-interactive; sudo when not root)
 deps:
@@ -79,6 +83,18 @@ kernel-tier: kernel-deps interop-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --filter KernelTierTests
 
+# metrics-deps: $(METRICS_VENV)/ with $(METRICS_PINS); does nothing when the venv already has exactly those
+metrics-deps:
+	@$(MAKE) --no-print-directory install-packages PACKAGES="$(INTEROP_APT_PACKAGES)"
+	@set -e; venv="$(METRICS_VENV)"; \
+	check='import sys, importlib.metadata as m; sys.exit(any(m.version(n) != v for n, v in (p.split("==") for p in sys.argv[1:])))'; \
+	if "$$venv/bin/python" -c "$$check" $(METRICS_PINS) </dev/null >/dev/null 2>&1; then exit 0; fi; \
+	echo "metrics-deps: installing $(METRICS_PINS) into $$venv/"; \
+	$(INTEROP_PYTHON) -m venv --clear "$$venv" </dev/null || { \
+	  echo "metrics-deps: '$(INTEROP_PYTHON) -m venv $$venv' failed (on Debian: apt-get install python3-venv)" >&2; exit 1; }; \
+	PIP_NO_INPUT=1 "$$venv/bin/python" -m pip install --disable-pip-version-check --no-input -q $(METRICS_PINS) </dev/null || { \
+	  echo "metrics-deps: pip could not install $(METRICS_PINS) into $$venv/ (see pip's message above)" >&2; exit 1; }
+
 install-packages:
 	@set -e; missing=""; \
 	for p in $(PACKAGES); do \
@@ -106,7 +122,7 @@ run: build interop-deps
 
 # test: build the tests, then run them; the interop tier (rootcanal, Bumble) runs in a process of its own, so its
 # sockets and children never meet the descriptor checks of the transport tests; the kernel tier (qemu) runs last
-test: test-deps interop-deps kernel-deps
+test: test-deps interop-deps kernel-deps metrics-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --skip InteropTests --skip KernelTierTests
 	$(SWIFT) test --skip-build --filter InteropTests

@@ -8,7 +8,9 @@ extension Blerig {
         static let configuration = CommandConfiguration(
             abstract:
                 "Measure campaigns: wall time, CPU time, peak memory and bench time, each run in its own process.",
-            subcommands: [Campaign.self, Scale.self, HCIComparison.self, OTA.self, Sync.self, GatesBench.self],
+            subcommands: [
+                Campaign.self, Scale.self, HCIComparison.self, OTA.self, Sync.self, GatesBench.self, Reports.self,
+            ],
             defaultSubcommand: Campaign.self)
     }
 }

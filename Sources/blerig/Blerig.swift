@@ -68,7 +68,8 @@ extension Blerig {
             discussion: """
                 Boards run in parallel, each on a radio link the scheduler gives it; each prints its progress. \
                 <out>/<run-id>/ is created before anything runs; run.jsonl, captures/<board>.btsnoop and \
-                console/<board>.log grow while the run goes on, and junit.xml and summary.txt are written at the end.
+                console/<board>.log grow while the run goes on, and junit.xml, summary.md, report.html, metrics.prom and \
+                summary.txt are written at the end.
 
                 SIGINT or SIGTERM (or --timeout) stops the run: checks in flight are marked interrupted, the boards \
                 are left as the rig's after_run says, and every report is written. A second signal exits at once.
@@ -99,8 +100,18 @@ extension Blerig {
         @Flag(name: .shortAndLong, help: "Print only failures and the summary.")
         var quiet = false
 
+        @Option(
+            name: .customLong("push-metrics"),
+            help: ArgumentHelp(
+                "After the run, PUT its metrics to this Prometheus Pushgateway (group job=blerig, rig=<rig>).",
+                valueName: "URL"))
+        var pushMetrics: String?
+
         func validate() throws {
             guard !out.isEmpty else { throw ValidationError("--out must name a directory, not ''") }
+            if let pushMetrics {
+                do { _ = try MetricsPush(pushMetrics) } catch { throw ValidationError(error.description) }
+            }
         }
 
         func run() async throws {
@@ -135,10 +146,22 @@ extension Blerig {
                 errors.print("blerig: what the report directory could not take is in \(rescue)/")
             }
             if let interruption = result.interruption { errors.print("blerig: run stopped: \(interruption)") }
+            var status = result.status
+            if let pushMetrics {
+                do {
+                    let push = try MetricsPush(pushMetrics)
+                    try await push.push(result.result)
+                    output.print("metrics pushed to \(push.target(rig: result.result.run?.rig ?? ""))")
+                } catch {
+                    errors.print("blerig: \(error)")
+                    if status == .passed { status = .infrastructure }
+                }
+            }
             output.print(
-                "reports: \(result.directory)/ (junit.xml, run.jsonl, summary.txt, captures/, console/); "
+                "reports: \(result.directory)/ (junit.xml, summary.md, report.html, metrics.prom, run.jsonl, "
+                    + "summary.txt, captures/, console/); "
                     + "\(format(result.benchTime.seconds)) s of bench time in \(format(result.wallTime.seconds)) s")
-            if result.status != .passed { throw ExitCode(result.status.rawValue) }
+            if status != .passed { throw ExitCode(status.rawValue) }
         }
     }
 }

@@ -103,11 +103,11 @@ struct JUnitWriterTests {
     @Test("a failure says where and what: board, suite, check, measured against the limit")
     func failureMessage() throws {
         let xml = writer.render(RunResult(SampleRuns.bench))
-        let message = "esp-02 handshake.ready: handshake.ready_ms p95 212.4 ms &gt; 150 ms"
+        let message = "test failure: esp-02 handshake.ready: handshake.ready_ms p95 212.4 ms &gt; 150 ms"
         #expect(
             xml.contains(
-                #"<failure message="\#(message)" type="failure">200 connections; 14 above 150 ms</failure>"#))
-        #expect(xml.contains(#"<error message="esp-02 ota.resume: lease on esp-02 lost" type="error">"#))
+                #"<failure message="\#(message)" type="test">200 connections; 14 above 150 ms</failure>"#))
+        #expect(xml.contains(#"<error message="error: esp-02 ota.resume: lease on esp-02 lost" type="error">"#))
     }
 
     @Test("written files hold exactly the rendered document")
@@ -125,7 +125,8 @@ struct JUnitWriterTests {
             let document = try XMLDocument(
                 xmlString: writer.render(RunResult(SampleRuns.nasty)), options: [.nodePreserveWhitespace])
             let suites = try #require(document.rootElement()).elements(forName: "testsuite")
-            #expect(suites.count == 1)
+            #expect(suites.map { $0.attribute(forName: "name")?.stringValue }.last == "bench")
+            #expect(suites.count == 2)
             let suite = try #require(suites.first)
             let s = SampleRuns.nastyStrings.map(VisibleText.visible)
             #expect(suite.attribute(forName: "name")?.stringValue == "nasty-\(s[0])")
@@ -138,8 +139,8 @@ struct JUnitWriterTests {
                     )
                 },
                 uniquingKeysWith: { first, _ in first })
-            for string in s { #expect(byName["board.\(string)"] == string) }
-            #expect(byName["\(s[1]).\(s[2]).m\(s[1]).\(s[3])"] == "NaN")
+            for string in s { #expect(byName[JUnitWriter.propertyName("board.\(string)")] == string) }
+            #expect(byName[JUnitWriter.propertyName("m\(s[1]).\(s[3])")] == "NaN")
             let cases = suite.elements(forName: "testcase")
             #expect(
                 cases.map { $0.attribute(forName: "classname")?.stringValue } == [

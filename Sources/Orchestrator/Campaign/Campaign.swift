@@ -82,7 +82,7 @@ public struct Campaign: Sendable {
                 .init(
                     runID: files.directory.runID, rig: rig.name, rigFile: rig.location.file,
                     seed: rig.isVirtual ? seed : nil, radio: launcher.summary, wallStart: wallStart,
-                    host: ProcessInfo.processInfo.hostName)))
+                    host: ProcessInfo.processInfo.hostName, plan: plan)))
         let timer = options.timeout.map { limit in
             Task.detached {
                 try await Task.sleep(for: limit)
@@ -124,7 +124,7 @@ public struct Campaign: Sendable {
             .runFinished(
                 .init(
                     at: end, wallDuration: wallTime, interruption: control.reason?.description,
-                    nonPasses: recorder.result.nonPasses)))
+                    interruptionClass: control.reason?.failureClass, nonPasses: recorder.result.nonPasses)))
         problems += files.finish()
         let result = recorder.result
         let judgement = await options.judge?.judge(result)
@@ -132,7 +132,7 @@ public struct Campaign: Sendable {
             result.summaryTable(keyStatistics: [.p50, .value], metrics: Self.summaryMetrics)
             + radios.map { $0.line + "\n" }.joined() + (judgement?.summary ?? "")
         let final = files.writeFinal(
-            junit: JUnitWriter().render(result, gates: judgement?.verdicts ?? []), summary: summary,
+            result, summary: summary, inputs: ReportInputs(gates: judgement?.verdicts ?? []),
             others: judgement?.files ?? [])
         problems += final.problems
         let status = Self.status(
@@ -142,6 +142,18 @@ public struct Campaign: Sendable {
             status: status, interruption: control.reason, problems: problems, rescue: final.rescue, radios: radios,
             wallTime: wallTime,
             benchTime: end.sinceOrigin, work: work, events: recorder.count, gates: judgement?.verdicts ?? [])
+    }
+
+    /// Every check the run means to run, per board: preflight, then each suite's checks for the board's profile.
+    var plan: [PlannedBoard] {
+        rig.boards.map { board in
+            let checks =
+                [PlannedCheck(suite: "preflight", test: "reachable")]
+                + suites.flatMap { planned in
+                    planned.suite.checkNames(for: board.profile).map { PlannedCheck(suite: planned.name, test: $0) }
+                }
+            return PlannedBoard(board: board.id, profile: board.profile.rawValue, checks: checks)
+        }
     }
 
     /// The numbers the summary table shows per board; the JUnit file has them all.

@@ -132,8 +132,8 @@ struct CampaignRun: Sendable {
                 recorder.move(to: .quarantined, reason: "preflight failed: \(why)")
             }
             for planned in campaign.suites {
-                recorder.skip(
-                    planned.name, "all checks",
+                recorder.skipAll(
+                    planned, profile: config.profile,
                     reason: control.reason.map { "not run: the run was stopped (\($0))" }
                         ?? "board \(board.id) is quarantined: preflight failed")
             }
@@ -158,8 +158,8 @@ struct CampaignRun: Sendable {
         if full { recorder.move(to: .queued, reason: "every radio it may use holds its maximum of links") }
         guard let lease = await scheduler.acquire(allowed: allowed) else {
             for planned in campaign.suites {
-                recorder.skip(
-                    planned.name, "all checks",
+                recorder.skipAll(
+                    planned, profile: config.profile,
                     reason: "not run: the run was stopped (\(control.reason?.description ?? "cancelled"))")
             }
             return []
@@ -182,7 +182,7 @@ struct CampaignRun: Sendable {
         while let planned = remaining.popFirst() {
             if Task.isCancelled {
                 let reason = "not run: the run was stopped (\(control.reason?.description ?? "cancelled"))"
-                for suite in [planned] + remaining { recorder.skip(suite.name, "all checks", reason: reason) }
+                for suite in [planned] + remaining { recorder.skipAll(suite, profile: config.profile, reason: reason) }
                 break
             }
             target.syncIngestURL = syncIngestURL

@@ -3,7 +3,8 @@ import Foundation
 import Reports
 
 /// Every file of one run: the directory, the streamed run log, captures and consoles, and the reports written at
-/// the end (`junit.xml`, `summary.txt`, written atomically: a reader never sees half a file). A write that fails
+/// the end (`junit.xml`, `summary.md`, `report.html`, `metrics.prom`, `summary.txt`, written atomically: a
+/// reader never sees half a file). A write that fails
 /// while the run goes on stops the run as an infrastructure failure with the path and the reason.
 struct RunFiles: Sendable {
     let directory: RunDirectory
@@ -39,15 +40,24 @@ struct RunFiles: Sendable {
         return problems
     }
 
-    /// Writes the reports rendered at the end. When the run directory cannot take them (a full disk), they go to a
-    /// rescue directory in the system's temporary directory, with every byte the streamed files could not write,
-    /// so nothing the run measured is lost; returns what went wrong and where the rescue is.
+    /// Renders and writes the reports of the run's end: `junit.xml`, `summary.md`, `report.html`, `metrics.prom`
+    /// (``RunReports``) and `summary.txt` (`summary`, its lines wrapped at 100 columns). When the run directory
+    /// cannot take them (a full disk), they go to a rescue directory in the system's temporary directory, with
+    /// every byte the streamed files could not write, so nothing the run measured is lost; returns what went wrong
+    /// and where the rescue is.
     func writeFinal(
-        junit: String, summary: String, others: [(name: String, text: String)] = []
+        _ result: RunResult, summary: String, inputs: ReportInputs = ReportInputs(),
+        others: [(name: String, text: String)] = []
     ) -> (problems: [String], rescue: String?) {
+        let reports = RunReports(result, inputs: inputs).files().map { ($0.name, $0.text) }
+        return writeFinal(reports + [("summary.txt", TextWrap.wrap(summary, width: 100))] + others)
+    }
+
+    /// Writes `reports` (name, text) into the run directory, or to the rescue directory as above.
+    func writeFinal(_ reports: [(name: String, text: String)]) -> (problems: [String], rescue: String?) {
         var problems: [String] = []
         var homeless: [(name: String, bytes: [UInt8])] = []
-        for (name, text) in [("junit.xml", junit), ("summary.txt", summary)] + others {
+        for (name, text) in reports {
             do { try AppendFile.writeAtomically(Array(text.utf8), to: directory.file(name)) } catch {
                 problems.append(error.description)
                 homeless.append((name, Array(text.utf8)))

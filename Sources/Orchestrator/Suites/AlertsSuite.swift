@@ -26,9 +26,11 @@ struct AlertsSuite: Suite {
 
     var defaultCheckTimeout: Duration { duration + .seconds(180) }
 
+    func checkNames(for profile: Profile) -> [String] { profile == .hrm ? [Self.test] : [] }
+
     func run(on board: BoardUnderTest) async {
         guard board.profile == .hrm else {
-            board.recorder.skip(
+            board.recorder.notApplicable(
                 Self.name, Self.test, reason: "the alert policy drives hrm boards; this is \(board.profile)")
             return
         }

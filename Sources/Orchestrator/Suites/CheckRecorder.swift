@@ -1,4 +1,5 @@
 import BLECore
+import DeviceProfiles
 import Reports
 import BenchCore
 import Synchronization
@@ -185,6 +186,22 @@ public final class CheckRecorder: Sendable {
                 .init(
                     board: board, suite: suite, test: name, started: now, duration: .zero,
                     outcome: .skipped(reason: reason))))
+    }
+
+    /// Records a check that does not apply to the board (its profile has no such feature), with why: reports
+    /// leave it out, so it is no testcase. Call it only for checks the suite leaves out of
+    /// ``Suite/checkNames(for:)`` for the board's profile.
+    public func notApplicable(_ suite: String, _ name: String, reason: String) {
+        emit(
+            .testFinished(
+                .init(
+                    board: board, suite: suite, test: name, started: clock.now, duration: .zero,
+                    outcome: .skipped(reason: reason), applies: false)))
+    }
+
+    /// Records every check `suite` runs on a board of `profile` as not run, with why.
+    func skipAll(_ suite: PlannedSuite, profile: Profile, reason: String) {
+        for name in suite.suite.checkNames(for: profile) { skip(suite.name, name, reason: reason) }
     }
 
     public func log(_ level: LogLevel, _ source: String, _ message: String) {

@@ -19,6 +19,8 @@ struct CommandsSuite: Suite {
     /// Each write is answered within the ATT timeout of 30 s at worst.
     var defaultCheckTimeout: Duration { .seconds(120) + .seconds(60) * repetitions }
 
+    func checkNames(for profile: Profile) -> [String] { Self.checkNames(profile) }
+
     func run(on board: BoardUnderTest) async {
         let repetitions = repetitions
         do {

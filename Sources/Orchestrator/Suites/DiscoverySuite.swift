@@ -17,6 +17,8 @@ struct DiscoverySuite: Suite {
 
     var defaultCheckTimeout: Duration { timeout + .seconds(120) }
 
+    func checkNames(for profile: Profile) -> [String] { ["advertises as \(profile)", "GATT table complete"] }
+
     func run(on board: BoardUnderTest) async {
         let timeout = timeout
         await board.check(Self.name, "advertises as \(board.profile)") {

@@ -1,3 +1,4 @@
+import DeviceProfiles
 import BLECore
 import CentralStack
 import Reports
@@ -48,6 +49,14 @@ struct HandshakeSuite: Suite {
         /// Cold handshakes that found a Database Hash (and so were followed by a warm one).
         var cacheable = 0
     }
+
+    /// The warm check applies to profiles whose GATT table has a Database Hash: the esp-point's (the nano's and the
+    /// hrm's have no Generic Attribute service).
+    func checkNames(for profile: Profile) -> [String] {
+        ["connect to ready"] + (Self.hasDatabaseHash(profile) ? [Self.warmCheck] : [])
+    }
+
+    static func hasDatabaseHash(_ profile: Profile) -> Bool { profile == .espPoint }
 
     func run(on board: BoardUnderTest) async {
         let (connections, pause) = (connections, pause)
@@ -112,6 +121,11 @@ struct HandshakeSuite: Suite {
             return
         }
         guard t.cacheable > 0 else {
+            guard Self.hasDatabaseHash(board.profile) else {
+                return board.recorder.notApplicable(
+                    Self.name, Self.warmCheck,
+                    reason: "\(board.profile) boards have no Database Hash (no Generic Attribute service)")
+            }
             board.recorder.skip(
                 Self.name, Self.warmCheck,
                 reason: "the board has no Database Hash (no Generic Attribute service): every handshake discovers")

@@ -25,14 +25,19 @@ struct NotificationsSuite: Suite {
 
     var defaultCheckTimeout: Duration { duration + .seconds(180) }
 
+    func checkNames(for profile: Profile) -> [String] { ["\(Self.characteristic(profile).name) rate and gaps"] }
+
+    static func characteristic(_ profile: Profile) -> (uuid: BluetoothUUID, name: String) {
+        switch profile {
+        case .espPoint: (EspPoint.reading, "Reading")
+        case .nano33BLESense: (Nano33BLESense.temperature, "Temperature")
+        case .hrm: (StandardUUID.heartRateMeasurement, "Heart Rate Measurement")
+        }
+    }
+
     func run(on board: BoardUnderTest) async {
-        let characteristic: (uuid: BluetoothUUID, name: String) =
-            switch board.profile {
-            case .espPoint: (EspPoint.reading, "Reading")
-            case .nano33BLESense: (Nano33BLESense.temperature, "Temperature")
-            case .hrm: (StandardUUID.heartRateMeasurement, "Heart Rate Measurement")
-            }
-        let test = "\(characteristic.name) rate and gaps"
+        let characteristic = Self.characteristic(board.profile)
+        let test = checkNames(for: board.profile)[0]
         let duration = duration
         var recorded = false
         do {

@@ -47,10 +47,12 @@ struct OTASuite: Suite {
         "success rate",
     ]
 
+    func checkNames(for profile: Profile) -> [String] { profile == .espPoint ? Self.checkNames : [] }
+
     func run(on board: BoardUnderTest) async {
         guard board.profile == .espPoint else {
             for name in Self.checkNames {
-                board.recorder.skip(Self.name, name, reason: "not applicable: \(board.profile) boards have no OTA")
+                board.recorder.notApplicable(Self.name, name, reason: "\(board.profile) boards have no OTA")
             }
             return
         }

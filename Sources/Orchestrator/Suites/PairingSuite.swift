@@ -30,9 +30,14 @@ struct PairingSuite: Suite {
 
     var defaultCheckTimeout: Duration { .seconds(300) }
 
+    func checkNames(for profile: Profile) -> [String] { profile == .espPoint ? Self.checks : [] }
+
     func run(on board: BoardUnderTest) async {
         guard board.profile == .espPoint else {
-            board.recorder.skip(Self.name, "all checks", reason: "pairing is the esp-point's; this is \(board.profile)")
+            for name in Self.checks {
+                board.recorder.notApplicable(
+                    Self.name, name, reason: "pairing is the esp-point's; this is \(board.profile)")
+            }
             return
         }
         let paired = await board.check(Self.name, Self.checks[0]) {

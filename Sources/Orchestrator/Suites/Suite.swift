@@ -15,6 +15,10 @@ protocol Suite: Sendable {
     /// How long one of its checks may take on the bench clock before it is ended as interrupted, unless the rig
     /// sets `check_timeout_s`: generous, and longer for suites whose options make them long.
     var defaultCheckTimeout: Duration { get }
+    /// The checks the suite runs on a board of `profile`, in order, whatever happens: a check that does not apply
+    /// to the profile is not among them (and the suite records it as not applicable, if at all). The run's plan
+    /// (``Reports/RunEvent/RunStarted/plan``) is made of these, so every run of a rig has the same testcases.
+    func checkNames(for profile: Profile) -> [String]
     func run(on board: BoardUnderTest) async
 }
 

@@ -94,6 +94,8 @@ struct SyncSuite: Suite {
     /// The offline and away periods, plus a day for uploads, retries and the handshakes.
     var defaultCheckTimeout: Duration { offline + away + .seconds(86_400) }
 
+    func checkNames(for profile: Profile) -> [String] { Self.checkNames }
+
     func run(on board: BoardUnderTest) async {
         guard board.profile == .espPoint else { return }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(

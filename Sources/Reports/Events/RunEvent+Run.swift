@@ -18,9 +18,14 @@ extension RunEvent {
         public var wallStart: Date
         /// The host the run ran on.
         public var host: String
+        /// Every check the run means to run, per board: the testcases its reports have whatever happens. A
+        /// planned check the log has no result for (the run was stopped, the bench did not open, the board was
+        /// quarantined) is reported as skipped with why. Empty in logs from before plans were recorded.
+        public var plan: [PlannedBoard]
 
         public init(
-            runID: String, rig: String, rigFile: String, seed: UInt64?, radio: String, wallStart: Date, host: String
+            runID: String, rig: String, rigFile: String, seed: UInt64?, radio: String, wallStart: Date, host: String,
+            plan: [PlannedBoard] = []
         ) {
             self.runID = runID
             self.rig = rig
@@ -29,9 +34,10 @@ extension RunEvent {
             self.radio = radio
             self.wallStart = wallStart
             self.host = host
+            self.plan = plan
         }
 
-        private enum CodingKeys: String, CodingKey { case runID, rig, rigFile, seed, radio, wallStart, host }
+        private enum CodingKeys: String, CodingKey { case runID, rig, rigFile, seed, radio, wallStart, host, plan }
 
         public init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -42,6 +48,7 @@ extension RunEvent {
             radio = try container.decode(String.self, forKey: .radio)
             wallStart = Date(timeIntervalSince1970: try container.decode(Double.self, forKey: .wallStart))
             host = try container.decode(String.self, forKey: .host)
+            plan = try container.decodeIfPresent([PlannedBoard].self, forKey: .plan) ?? []
         }
 
         public func encode(to encoder: any Encoder) throws {
@@ -53,6 +60,7 @@ extension RunEvent {
             try container.encode(radio, forKey: .radio)
             try container.encode(wallStart.timeIntervalSince1970, forKey: .wallStart)
             try container.encode(host, forKey: .host)
+            if !plan.isEmpty { try container.encode(plan, forKey: .plan) }
         }
     }
 
@@ -66,23 +74,34 @@ extension RunEvent {
         /// Why the run stopped before it was done, e.g. `SIGINT received`, `--timeout 30 s reached`; nil for a run
         /// that ran to its end. Written only when set, so logs from before the field existed read the same.
         public var interruption: String?
+        /// Whose fault the interruption is: ``FailureClass/infrastructure`` when the bench failed (it did not
+        /// open, a controller's transport closed, a process blerig started died); nil for a signal, a timeout or
+        /// the horizon, and for a run that was not interrupted. Reports show a bench failure as an error.
+        public var interruptionClass: FailureClass?
         /// Every check whose last attempt did not pass or skip, with its class; written only when there is one.
         public var nonPasses: [NonPass]
 
-        public init(at: RigInstant, wallDuration: Duration, interruption: String? = nil, nonPasses: [NonPass] = []) {
+        public init(
+            at: RigInstant, wallDuration: Duration, interruption: String? = nil,
+            interruptionClass: FailureClass? = nil, nonPasses: [NonPass] = []
+        ) {
             self.at = at
             self.wallDuration = wallDuration
             self.interruption = interruption
+            self.interruptionClass = interruptionClass
             self.nonPasses = nonPasses
         }
 
-        private enum CodingKeys: String, CodingKey { case at, wallDuration, interruption, nonPasses }
+        private enum CodingKeys: String, CodingKey {
+            case at, wallDuration, interruption, interruptionClass, nonPasses
+        }
 
         public init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             at = try container.decodeInstant(forKey: .at)
             wallDuration = try container.decodeDuration(forKey: .wallDuration)
             interruption = try container.decodeIfPresent(String.self, forKey: .interruption)
+            interruptionClass = try container.decodeIfPresent(FailureClass.self, forKey: .interruptionClass)
             nonPasses = try container.decodeIfPresent([NonPass].self, forKey: .nonPasses) ?? []
         }
 
@@ -91,6 +110,7 @@ extension RunEvent {
             try container.encode(rigTime: at, forKey: .at)
             try container.encode(rigTime: wallDuration, forKey: .wallDuration)
             try container.encodeIfPresent(interruption, forKey: .interruption)
+            try container.encodeIfPresent(interruptionClass, forKey: .interruptionClass)
             if !nonPasses.isEmpty { try container.encode(nonPasses, forKey: .nonPasses) }
         }
     }

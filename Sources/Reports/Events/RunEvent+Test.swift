@@ -55,11 +55,15 @@ extension RunEvent {
         public var attempt: Int
         /// The raw samples behind ``measurements``, for statistics across runs.
         public var samples: [MetricSamples]
+        /// False for a check that does not apply to the board (a pairing check on a board without pairing, a check
+        /// that needs a console the rig does not give the board): the outcome is a skip with the reason, and
+        /// reports leave it out, so every run of a rig has the same testcases. Written only when false.
+        public var applies: Bool
 
         public init(
             board: String, suite: String, test: String, started: RigInstant, duration: Duration,
             outcome: TestOutcome, measurements: [MeasuredValue] = [], failureClass: FailureClass? = nil,
-            wallDuration: Duration? = nil, attempt: Int = 1, samples: [MetricSamples] = []
+            wallDuration: Duration? = nil, attempt: Int = 1, samples: [MetricSamples] = [], applies: Bool = true
         ) {
             self.board = board
             self.suite = suite
@@ -72,11 +76,12 @@ extension RunEvent {
             self.wallDuration = wallDuration
             self.attempt = attempt
             self.samples = samples
+            self.applies = applies
         }
 
         private enum CodingKeys: String, CodingKey {
             case board, suite, test, started, duration, outcome, measurements, failureClass, wallDuration, attempt
-            case samples
+            case samples, applies
         }
 
         public init(from decoder: any Decoder) throws {
@@ -93,6 +98,7 @@ extension RunEvent {
                 try container.contains(.wallDuration) ? container.decodeDuration(forKey: .wallDuration) : nil
             attempt = try container.decodeIfPresent(Int.self, forKey: .attempt) ?? 1
             samples = try container.decodeIfPresent([MetricSamples].self, forKey: .samples) ?? []
+            applies = try container.decodeIfPresent(Bool.self, forKey: .applies) ?? true
         }
 
         public func encode(to encoder: any Encoder) throws {
@@ -108,6 +114,7 @@ extension RunEvent {
             if let wallDuration { try container.encode(rigTime: wallDuration, forKey: .wallDuration) }
             if attempt != 1 { try container.encode(attempt, forKey: .attempt) }
             if !samples.isEmpty { try container.encode(samples, forKey: .samples) }
+            if !applies { try container.encode(false, forKey: .applies) }
         }
     }
 }

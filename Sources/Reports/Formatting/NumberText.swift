@@ -27,6 +27,22 @@ enum NumberText {
         return value.description
     }
 
+    /// A measured number rounded to `digits` significant digits, without float noise and without an exponent:
+    /// integers as they are (`200`, `1234567`), others rounded (`0.35808767599999997` → `0.3581`, `212.449` →
+    /// `212.4`, `1234.56` → `1235`, `0.000012345` → `0.00001235`). Non-finite values as OpenMetrics spells them.
+    /// Below 1e-12 a value is written as 0 (nothing blerig measures means anything there).
+    static func significant(_ value: Double, digits: Int = 4) -> String {
+        if let special = nonFinite(value) { return special }
+        if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
+        if abs(value) < 1e-12 { return "0" }
+        let magnitude = Int(log10(abs(value)).rounded(.down))
+        let decimals = max(0, min(15, digits - 1 - magnitude))
+        let scale = pow(10, Double(decimals))
+        let rounded = (value * scale).rounded() / scale
+        if decimals == 0 || rounded == rounded.rounded(), abs(rounded) < 1e15 { return String(Int64(rounded)) }
+        return trimmingZeros(String(format: "%.\(decimals)f", rounded))
+    }
+
     /// A point on the rig clock for log listings: `+12.345678s`, microsecond precision.
     static func rigTime(_ instant: RigInstant) -> String {
         let seconds = instant.sinceOrigin.seconds

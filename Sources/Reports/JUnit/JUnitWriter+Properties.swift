@@ -1,26 +1,26 @@
-/// The `<property>` names a board's suite carries. Tools that read the JUnit file (gates, dashboards) may rely
-/// on them:
+/// The `<property>` names a board's suite carries, each at most once. Tools that read the JUnit file (gates,
+/// dashboards, Jenkins with `keepProperties`) may rely on them:
 ///
-/// | name                                   | value                                                |
-/// |----------------------------------------|------------------------------------------------------|
-/// | `run.id`, `rig`, `rig.file`, `radio`   | from ``RunEvent/RunStarted``                         |
-/// | `run.seed`                             | the virtual farm's seed (absent on hardware)         |
-/// | `run.wall_time_s`                      | the run's wall-clock duration, `%.3f` seconds        |
-/// | `run.interrupted`                      | why the run stopped early (absent when it did not)   |
-/// | `board.profile`, `board.<key>`         | the board's profile and ``IdentityField``s           |
-/// | `board.final_state`                    | the state the board finished in (`quarantined`)      |
-/// | `attachment.<kind>`                    | a file's path relative to the report directory       |
-/// | `board.<metric>.definition`            | a board-level number's definition                    |
-/// | `board.<metric>.unit`                  | its unit (absent for plain counts)                   |
-/// | `board.<metric>.<statistic>`           | the number, bare                                     |
-/// | `<suite>.<check>.<metric>.definition`  | what was timed or counted                            |
-/// | `<suite>.<check>.<metric>.unit`        | the unit (absent for plain counts)                   |
-/// | `<suite>.<check>.<metric>.<statistic>` | the number, bare (`212.4`, `NaN`, `+Inf`)            |
+/// | name                                   | value                                                     |
+/// |----------------------------------------|-----------------------------------------------------------|
+/// | `run.id`, `rig`, `rig.file`, `radio`   | from ``RunEvent/RunStarted``                              |
+/// | `run.seed`                             | the virtual farm's seed (absent on hardware)              |
+/// | `run.wall_time_s`                      | the run's wall-clock duration, `%.3f` seconds             |
+/// | `run.interrupted`                      | why the run stopped early (absent when it did not)        |
+/// | `run.interruption_class`               | `infrastructure` when the bench failed (else absent)      |
+/// | `bench_time_s`                         | the board's bench time on the virtual farm, `%.3f` s      |
+/// | `board.profile`, `board.<key>`         | the board's profile and ``IdentityField``s                |
+/// | `board.final_state`                    | the state the board finished in (`quarantined`)           |
+/// | `attachment.<kind>`                    | a file's path relative to the report directory            |
+/// | `<metric>.unit`                        | the metric's unit (absent for plain counts)               |
+/// | `<metric>.<statistic>`                 | the number, 4 significant digits (`212.4`, `NaN`, `+Inf`) |
 ///
-/// Board-level numbers (``BoardResult/measurements``, such as `board.schedule.link_wait_ms.max`) describe the
-/// board's run as a whole rather than a check. Metric names already contain dots (`handshake.ready_ms`); read a
-/// metric property by its known `<suite>.<check>.` or `board.` prefix and `.<statistic>` suffix rather than by
-/// splitting on dots.
+/// Metrics come from the board's own numbers (``BoardResult/measurements``, such as
+/// `schedule.link_wait_ms.value`) and then its checks', in the order they ran; where two checks of a board
+/// measure the same metric and statistic, the first one's number is the property, and each check's
+/// `<system-out>` lists all of its own numbers with their definitions. Names carry no spaces (a space in a
+/// metric or identity key becomes `_`). Metric names contain dots (`handshake.ready_ms`); the statistic is the
+/// part after the last dot.
 extension JUnitWriter {
     struct Property: Hashable {
         var name: String
@@ -28,51 +28,51 @@ extension JUnitWriter {
     }
 
     static func properties(_ board: BoardResult, run result: RunResult) -> [Property] {
-        var properties: [Property] = []
+        var list = PropertyList()
         if let run = result.run {
-            properties.append(Property(name: "run.id", value: run.runID))
-            properties.append(Property(name: "rig", value: run.rig))
-            properties.append(Property(name: "rig.file", value: run.rigFile))
-            if let seed = run.seed { properties.append(Property(name: "run.seed", value: String(seed))) }
-            properties.append(Property(name: "radio", value: run.radio))
+            list.add("run.id", run.runID)
+            list.add("rig", run.rig)
+            list.add("rig.file", run.rigFile)
+            if let seed = run.seed { list.add("run.seed", String(seed)) }
+            list.add("radio", run.radio)
         }
         if let finished = result.finished {
-            properties.append(Property(name: "run.wall_time_s", value: NumberText.seconds3(finished.wallDuration)))
+            list.add("run.wall_time_s", NumberText.seconds3(finished.wallDuration))
+            if let interruption = finished.interruption { list.add("run.interrupted", interruption) }
+            if let kind = finished.interruptionClass { list.add("run.interruption_class", kind.rawValue) }
         }
-        if let interruption = result.interruption {
-            properties.append(Property(name: "run.interrupted", value: interruption))
+        if result.isVirtual { list.add("bench_time_s", NumberText.seconds3(board.elapsed)) }
+        if let profile = board.profile { list.add("board.profile", profile) }
+        for field in board.identity { list.add("board.\(field.key)", field.value) }
+        if let state = board.finalState { list.add("board.final_state", state) }
+        for attachment in board.attachments { list.add("attachment.\(attachment.kind.rawValue)", attachment.path) }
+        for value in board.measurements + board.tests.flatMap(\.measurements) {
+            if !value.unit.rawValue.isEmpty { list.add("\(value.metric).unit", value.unit.rawValue) }
+            list.add("\(value.metric).\(value.statistic.rawValue)", NumberText.significant(value.value))
         }
-        if let profile = board.profile { properties.append(Property(name: "board.profile", value: profile)) }
-        for field in board.identity {
-            properties.append(Property(name: "board.\(field.key)", value: field.value))
-        }
-        if let state = board.finalState { properties.append(Property(name: "board.final_state", value: state)) }
-        for attachment in board.attachments {
-            properties.append(Property(name: "attachment.\(attachment.kind.rawValue)", value: attachment.path))
-        }
-        properties += metricProperties(board.measurements, prefix: "board")
-        for test in board.tests {
-            properties += metricProperties(test.measurements, prefix: "\(test.suite).\(test.name)")
-        }
-        return properties
+        return list.properties
     }
 
-    /// Numbers named `<prefix>.<metric>.<statistic>`, grouped by metric in the order the metrics first appear;
-    /// each metric's definition and unit come once, before its statistics.
-    static func metricProperties(_ values: [MeasuredValue], prefix: String) -> [Property] {
+    /// Properties in the order first added; a name added again keeps its first value.
+    private struct PropertyList {
         var properties: [Property] = []
-        for group in MeasuredValue.groupedByMetric(values) {
-            let prefix = "\(prefix).\(group.metric)"
-            let first = group.values[0]
-            properties.append(Property(name: "\(prefix).definition", value: first.definition))
-            if !first.unit.rawValue.isEmpty {
-                properties.append(Property(name: "\(prefix).unit", value: first.unit.rawValue))
-            }
-            for value in group.values {
-                properties.append(
-                    Property(name: "\(prefix).\(value.statistic.rawValue)", value: NumberText.machine(value.value)))
-            }
+        var names: Set<String> = []
+
+        mutating func add(_ name: String, _ value: String) {
+            let name = JUnitWriter.propertyName(name)
+            guard names.insert(name).inserted else { return }
+            properties.append(Property(name: name, value: value))
         }
-        return properties
+    }
+
+    /// `name` with control characters made visible (`\x07`, as everywhere else) and whitespace made `_`.
+    static func propertyName(_ name: String) -> String {
+        let name = VisibleText.visible(name)
+        guard name.unicodeScalars.contains(where: \.properties.isWhitespace) else { return name }
+        var result = ""
+        for scalar in name.unicodeScalars {
+            if scalar.properties.isWhitespace { result += "_" } else { result.unicodeScalars.append(scalar) }
+        }
+        return result
     }
 }

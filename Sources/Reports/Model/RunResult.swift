@@ -55,6 +55,9 @@ public struct BoardResult: Sendable, Hashable {
     /// after. 0 when nothing was left out.
     public var elisionIndex: Int
     public var attachments: [RunEvent.Attachment]
+    /// Checks that do not apply to the board (``RunEvent/TestFinished/applies`` false), with why: kept out of
+    /// ``tests`` and so out of every report's testcases and counts.
+    public var notApplicable: [NotApplicableCheck] = []
 
     public init(
         id: String, profile: String? = nil, identity: [IdentityField] = [], started: RigInstant? = nil,
@@ -93,6 +96,19 @@ public struct BoardResult: Sendable, Hashable {
     public var elapsed: Duration {
         if let started, let finished { return started.duration(to: finished) }
         return tests.reduce(.zero) { $0 + $1.duration }
+    }
+}
+
+/// A check that does not apply to a board, and why (`pairing is the esp-point's; this is hrm`).
+public struct NotApplicableCheck: Sendable, Hashable {
+    public var suite: String
+    public var name: String
+    public var reason: String
+
+    public init(suite: String, name: String, reason: String) {
+        self.suite = suite
+        self.name = name
+        self.reason = reason
     }
 }
 

@@ -37,6 +37,7 @@ extension RunResultBuilder {
         }
 
         mutating func finish(_ end: RunEvent.TestFinished) {
+            guard end.applies else { return setAside(end) }
             var result = TestResult(
                 board: end.board, suite: end.suite, name: end.test, started: end.started, duration: end.duration,
                 outcome: end.outcome, measurements: end.measurements, failureClass: end.failureClass,
@@ -64,6 +65,24 @@ extension RunResultBuilder {
                 slot = earlier
             }
             see(end.started.advanced(by: end.duration))
+        }
+
+        /// Records a check that does not apply to the board, removing the testcase its start opened.
+        private mutating func setAside(_ end: RunEvent.TestFinished) {
+            let key = TestKey(suite: end.suite, name: end.test)
+            if let slot = open[key]?.first {
+                open[key]?.removeFirst()
+                if open[key]?.isEmpty == true { open[key] = nil }
+                board.tests.remove(at: slot)
+                open = open.mapValues { $0.map { $0 > slot ? $0 - 1 : $0 } }
+            }
+            let reason: String
+            switch end.outcome {
+            case .skipped(let why): reason = why
+            default: reason = "does not apply to the board"
+            }
+            board.notApplicable.append(NotApplicableCheck(suite: end.suite, name: end.test, reason: reason))
+            see(end.started)
         }
 
         /// The board's result: the kept timeline with its elision counts, and each check still open closed as

@@ -22,6 +22,11 @@ import BLECore
 ///   says it never reported a result. (``result()`` says so for checks still running at the time it is called.)
 /// - Of several ``RunEvent/runStarted(_:)`` the first counts; of several ``RunEvent/runFinished(_:)`` the last,
 ///   and likewise the last ``RunEvent/boardFinished(_:)`` of a board gives its finish, state and numbers.
+/// - A check that does not apply to its board (``RunEvent/TestFinished/applies`` false) is no testcase: it goes
+///   to ``BoardResult/notApplicable``, and the testcase its ``RunEvent/testStarted(_:)`` opened is removed.
+/// - With a plan (``RunEvent/RunStarted/plan``), every planned check the log has no result for becomes a skip
+///   that says why it was not run (see ``RunResult/fillIn(_:)``), after the board's other checks; a planned board
+///   with no event of its own is added after the others.
 /// - With a `timelineLimit` `L`, each board keeps the first `L / 4` of its log lines and state transitions and
 ///   the last `L - L / 4`; ``BoardResult/elidedTimelineEntries`` counts the rest (see ``BoardResult``). Checks,
 ///   their numbers and attachments are always kept.
@@ -81,7 +86,10 @@ public struct RunResultBuilder: Sendable {
     /// for a log that ends here; the builder itself is unchanged and can take more events.
     public func result() -> RunResult {
         let interruption = finished?.interruption
-        return RunResult(run: run, finished: finished, boards: boards.map { $0.result(interruption: interruption) })
+        var result = RunResult(
+            run: run, finished: finished, boards: boards.map { $0.result(interruption: interruption) })
+        if let plan = run?.plan, !plan.isEmpty { result.fillIn(plan) }
+        return result
     }
 
     /// The position of `board` in `boards`, adding it on its first event.

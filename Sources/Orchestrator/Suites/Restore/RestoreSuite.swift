@@ -1,3 +1,4 @@
+import DeviceProfiles
 import BLECore
 import CentralStack
 import Foundation
@@ -24,6 +25,8 @@ struct RestoreSuite: Suite {
     init(options: inout RigMappingReader) {}
 
     var defaultCheckTimeout: Duration { .seconds(600) }
+
+    func checkNames(for profile: Profile) -> [String] { ["killed mid-connection, restored from the file"] }
 
     func run(on board: BoardUnderTest) async {
         await board.check(Self.name, "killed mid-connection, restored from the file") {

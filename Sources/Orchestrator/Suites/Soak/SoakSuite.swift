@@ -33,6 +33,8 @@ struct SoakSuite: Suite {
 
     var defaultCheckTimeout: Duration { duration + .seconds(600) }
 
+    func checkNames(for profile: Profile) -> [String] { ["drop rate"] }
+
     func run(on board: BoardUnderTest) async {
         let (duration, interval, expected) = (duration, trafficInterval, expectedDropsPerHour)
         await board.check(Self.name, "drop rate") {

@@ -1,0 +1,86 @@
+/// One metric family of an exposition: its name, type, unit and help, and its samples in order. What
+/// ``OpenMetricsWriter`` builds from a run and then writes as OpenMetrics text or as Prometheus text.
+struct MetricFamily {
+    enum Kind: String {
+        case gauge
+        case counter
+        case histogram
+    }
+
+    /// The family's name: for a counter without `_total`, otherwise the name its samples carry before their
+    /// suffix (`_bucket`, `_count`, `_sum`).
+    var name: String
+    var kind: Kind
+    /// The OpenMetrics unit, the name's last part (`seconds`, `bytes`, `ratio`); nil for plain counts.
+    var unit: String?
+    var help: String
+    var samples: [Sample] = []
+
+    struct Sample {
+        /// Appended to the family name: `_total`, `_bucket`, `_count`, `_sum` or nothing.
+        var suffix: String
+        var labels: [(name: String, value: String)]
+        var value: Double
+    }
+}
+
+/// Metric names and units in OpenMetrics' base units: blerig's `handshake.connect_ms` in milliseconds becomes
+/// `blerig_handshake_connect_seconds` in seconds, `ota.throughput_kBps` becomes
+/// `blerig_ota_throughput_bytes_per_second`.
+///
+/// | blerig unit | OpenMetrics unit   | factor     |
+/// |-------------|--------------------|------------|
+/// | `ms`        | `seconds`          | 0.001      |
+/// | `s`         | `seconds`          | 1          |
+/// | `h`         | `seconds`          | 3600       |
+/// | `kB/s`      | `bytes_per_second` | 1000       |
+/// | `B`         | `bytes`            | 1          |
+/// | `Hz`        | `hertz`            | 1          |
+/// | `/h`        | `per_second`       | 1 / 3600   |
+/// | `ratio`     | `ratio`            | 1          |
+/// | (count)     | none               | 1          |
+///
+/// Another unit keeps its values and goes into the family's help; the name then has no unit.
+struct BaseUnit {
+    var unit: String?
+    var factor: Double
+
+    init(_ unit: MetricUnit) {
+        switch unit.rawValue {
+        case "ms": (self.unit, factor) = ("seconds", 0.001)
+        case "s": (self.unit, factor) = ("seconds", 1)
+        case "h": (self.unit, factor) = ("seconds", 3600)
+        case "kB/s": (self.unit, factor) = ("bytes_per_second", 1000)
+        case "B": (self.unit, factor) = ("bytes", 1)
+        case "Hz": (self.unit, factor) = ("hertz", 1)
+        case "/h": (self.unit, factor) = ("per_second", 1.0 / 3600)
+        case "ratio": (self.unit, factor) = ("ratio", 1)
+        default: (self.unit, factor) = (nil, 1)
+        }
+    }
+
+    /// The suffixes blerig's metric names carry for their unit, dropped before the base unit is appended.
+    static let nameSuffixes = ["_ms", "_s", "_kBps", "_hz", "_bytes", "_h"]
+
+    /// `blerig_<metric without its unit suffix>[_<part>][_<unit>]`, every character outside `[a-zA-Z0-9_]` made
+    /// `_`.
+    static func name(metric: String, part: String? = nil, unit: String?) -> String {
+        var stem = metric
+        if unit != nil, let suffix = nameSuffixes.first(where: { stem.hasSuffix($0) }) {
+            stem.removeLast(suffix.count)
+        }
+        var parts = ["blerig", stem]
+        if let part { parts.append(part) }
+        if let unit { parts.append(unit) }
+        return sanitized(parts.joined(separator: "_"))
+    }
+
+    static func sanitized(_ name: String) -> String {
+        var result = ""
+        for scalar in name.unicodeScalars {
+            let ok = scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || scalar == "_")
+            result.unicodeScalars.append(ok ? scalar : "_")
+        }
+        return result
+    }
+}
