@@ -11,7 +11,7 @@ struct Guest: Sendable {
     /// Variables for the command, beside the guest's own (PATH, HOME=/tmp).
     var environment: [String: String] = [:]
     /// The hard limit for boot, command and power-off together.
-    var timeout: Duration = .seconds(150)
+    var timeout: Duration = .seconds(240)
 
     struct Run: Sendable, CustomStringConvertible {
         let status: Int32
