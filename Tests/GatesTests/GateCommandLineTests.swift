@@ -108,7 +108,7 @@ struct GateCommandLineTests {
             to: directory.appendingPathComponent("ok.yaml"), atomically: true, encoding: .utf8)
         let bad = try await Self.blerig(["run", "ok.yaml", "--gates", "bad.yaml"], in: directory)
         #expect(bad.status == 2)
-        #expect(bad.errors.contains("bad.yaml:2:29: unknown comparison '=<'"), "\(bad.errors)")
+        #expect(bad.errors.contains("bad.yaml:2:28: unknown comparison '=<'"), "\(bad.errors)")
         // Nothing ran: no report directory was made.
         #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("reports").path))
     }

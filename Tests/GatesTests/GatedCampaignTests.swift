@@ -97,7 +97,9 @@ struct GatedCampaignTests {
             let samples = try #require(run.board(board.id)?.samples["handshake.ready_ms"])
             #expect(samples.values.count == 20)
             #expect(samples.unit == .milliseconds)
-            #expect(run.board(board.id)?.samples["handshake.connect_ms"]?.values.count == 20)
+            // An esp-point connects twice per handshake: cold, then warm with the cached table.
+            #expect(
+                run.board(board.id)?.samples["handshake.connect_ms"]?.values.count == (board.profile == "esp-point" ? 40 : 20))
             #expect(run.board(board.id)?.samples["gatt.write_rtt_ms"]?.values.count == 20)
         }
     }
@@ -115,9 +117,17 @@ struct GatedCampaignTests {
         let itself = await GateJudge(file, baseline: baseline).report(try StoredRun.load(first.directory))
         #expect(itself.verdicts.map(\.decision) == [.held, .held, .held, .held], "\(itself.text)")
 
-        let reseeded = try await Self.campaign(Self.rig(seed: 7), in: directory, gates: gates, baseline: first.directory)
+        // Another seed draws other handshake timings from the same model: not a regression. (Write round trips
+        // are phase-locked to the connection events, one or two intervals for a whole run depending on the seed:
+        // the latency gates compare handshakes, whose pauses spread them within a run.)
+        let handshakes = try Self.write(
+            "gates:\n  - {regression: handshake.ready_ms, max_increase: 10%, min_effect_ms: 5}\n"
+                + "  - {regression: handshake.connect_ms, max_increase: 10%, min_effect_ms: 5, test: both}\n",
+            "handshakes.yaml", in: directory)
+        let reseeded = try await Self.campaign(
+            Self.rig(seed: 7), in: directory, gates: handshakes, baseline: first.directory)
         #expect(reseeded.status == .passed, "\(reseeded.gates.map(\.message))")
-        #expect(reseeded.gates.map(\.decision) == [.held, .held, .held, .held])
+        #expect(reseeded.gates.map(\.decision) == [.held, .held])
 
         // 30 ms connection events instead of 15: every request waits for a later event.
         let slower = try await Self.campaign(

@@ -48,25 +48,29 @@ struct RegressionNoiseTests {
         "the same distribution drawn twice: Mann-Whitney is significant at about α, the gate is not breached",
         arguments: [false, true])
     func sameDistributionMannWhitney(grid: Bool) {
-        let rates = Self.rates(trials: 2_000, count: 30, shift: 1, grid: grid, limit: Self.gate, seed: grid ? 2 : 1)
-        // α = 0.01 over 2000 trials: 20 expected, 2.5 standard deviations above is 31.
-        #expect(rates.significant <= 35, "\(rates.significant) of 2000 significant at α 0.01")
+        let rates = Self.rates(trials: 1_000, count: 30, shift: 1, grid: grid, limit: Self.gate, seed: grid ? 2 : 1)
+        // α = 0.01 over 1000 trials: 10 expected; 3 standard deviations above is 19.5.
+        #expect(rates.significant <= 20, "\(rates.significant) of 1000 significant at α 0.01")
         // Not vacuous: the test does reject at about its level rather than never.
-        #expect(rates.significant >= 5)
-        #expect(rates.breached == 0, "\(rates.breached) of 2000 breached")
+        #expect(rates.significant >= 2)
+        // A breach needs the test and an effect over 10 %: rarer still. (Medians of 30 draws with a spread of
+        // 15 % differ by more than 10 % in about 2 % of pairs, so a few coincide with a significant test.)
+        #expect(rates.breached <= rates.significant)
+        #expect(rates.breached <= 10, "\(rates.breached) of 1000 breached")
     }
 
     @Test("the same distribution drawn twice: the bootstrap interval excludes 0 at about α")
     func sameDistributionBootstrap() {
         var limit = Self.gate
         limit.test = .bootstrap
-        limit.resamples = 1_000
         limit.alpha = 0.05
-        let rates = Self.rates(trials: 300, count: 30, shift: 1, grid: false, limit: limit, seed: 3)
-        // One-sided α = 0.05 over 300 trials: 15 expected; the percentile bootstrap of a median runs a little
+        limit.resamples = 500
+        let rates = Self.rates(trials: 200, count: 30, shift: 1, grid: false, limit: limit, seed: 3)
+        // One-sided α = 0.05 over 200 trials: 10 expected; the percentile bootstrap of a median runs a little
         // liberal at n = 30, so the bound is 2 × α.
-        #expect(rates.significant <= 30, "\(rates.significant) of 300 significant at α 0.05")
-        #expect(rates.breached == 0)
+        #expect(rates.significant <= 20, "\(rates.significant) of 200 significant at α 0.05")
+        #expect(rates.significant >= 2)
+        #expect(rates.breached <= rates.significant)
     }
 
     @Test(
@@ -74,7 +78,7 @@ struct RegressionNoiseTests {
     func shiftIsCaught(_ test: RegressionLimit.Test) {
         var limit = Self.gate
         limit.test = test
-        limit.resamples = 1_000
+        limit.resamples = 500
         let trials = test == .mannWhitney ? 500 : 100
         let rates = Self.rates(trials: trials, count: 30, shift: 1.2, grid: true, limit: limit, seed: 4)
         #expect(Double(rates.breached) >= 0.9 * Double(trials), "\(rates.breached) of \(trials) caught")

@@ -24,8 +24,9 @@ public enum StoredRun {
     /// The run in `directory` as a baseline named after its run id.
     public static func baseline(_ directory: String) throws(GateError) -> RunBaseline {
         let result = try load(directory)
-        let id = result.run?.runID ?? (directory as NSString).lastPathComponent
-        return RunBaseline(name: "run \(id) (\(directory))", run: GateRun(result))
+        let last = ((directory as NSString).standardizingPath as NSString).lastPathComponent
+        let id = result.run?.runID ?? last
+        return RunBaseline(name: id == last ? "run \(id)" : "run \(id) (\(directory))", run: GateRun(result))
     }
 }
 

@@ -155,7 +155,7 @@ struct GatesReader {
                 diagnostics.record(
                     .invalidValue,
                     "unknown board \(RigWording.quoted(board)) (the rig has \(RigWording.list(boards.keys.sorted(), conjunction: "and")))"
-                        + RigWording.hint(for: board, among: Array(boards.keys)),
+                        + RigWording.hint(for: board, among: boards.keys.sorted()),
                     at: reader.node["board"]?.location ?? boardWritten!)
                 return nil
             }
