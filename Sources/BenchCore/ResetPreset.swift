@@ -137,7 +137,7 @@ public enum ResetWiring: Sendable, Hashable, CustomStringConvertible {
             let names = ResetPreset.allCases.map(\.rawValue).joined(separator: ", ")
             throw ResetSequenceError(
                 column: 1,
-                "unknown reset '\(text)' (expected \(names), none, or a sequence such as \"R1|W0.1|R0\")")
+                "unknown reset \(Quoting.quoted(text)) (expected \(names), none, or a sequence such as \"R1|W0.1|R0\")")
         }
         self = .sequence(try ResetSequence(parsing: text))
     }

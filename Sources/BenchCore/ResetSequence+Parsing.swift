@@ -40,7 +40,7 @@ extension ResetSequence {
         default:
             let hint = "druw".unicodeScalars.contains(code) ? "; commands are upper case" : ""
             throw ResetSequenceError(
-                column: column, "unknown command '\(Character(code))' (expected D, R, U or W\(hint))")
+                column: column, "unknown command \(Quoting.quoted(String(code))) (expected D, R, U or W\(hint))")
         }
     }
 
@@ -81,12 +81,12 @@ extension ResetSequence {
         guard duration <= longestWait, parts[0].count <= 6 else {
             throw ResetSequenceError(
                 column: column,
-                "W\(text) waits longer than \(longestWait.components.seconds) s; W counts seconds (W0.1 is 100 ms)")
+                "W\(Quoting.quoted(text).dropFirst().dropLast()) waits longer than \(longestWait.components.seconds) s; W counts seconds (W0.1 is 100 ms)")
         }
         return duration
     }
 
     private static func quoted(_ scalars: ArraySlice<Unicode.Scalar>) -> String {
-        "'\(String(String.UnicodeScalarView(scalars)))'"
+        Quoting.quoted(String(String.UnicodeScalarView(scalars)))
     }
 }

@@ -35,14 +35,14 @@ public enum SerialPortName: Sendable, Hashable, CustomStringConvertible {
     public init(parsing text: String) throws(SerialPortNameError) {
         if text.hasPrefix("/") {
             guard text.count > 1, !text.hasSuffix("/") else {
-                throw SerialPortNameError("'\(text)' is a directory, not a serial port such as /dev/ttyACM0")
+                throw SerialPortNameError("\(Quoting.quoted(text)) is a directory, not a serial port such as /dev/ttyACM0")
             }
             self = .path(text)
             return
         }
         guard let colon = text.firstIndex(of: ":") else {
             throw SerialPortNameError(
-                "'\(text)' is no serial port: write a device path (/dev/serial/by-id/...), usb:1-1.4:1.0, "
+                "\(Quoting.quoted(text)) is no serial port: write a device path (/dev/serial/by-id/...), usb:1-1.4:1.0, "
                     + "serial:SERIALNUMBER or id:VID:PID")
         }
         let kind = text[..<colon]
@@ -51,7 +51,7 @@ public enum SerialPortName: Sendable, Hashable, CustomStringConvertible {
         case "usb":
             guard Self.isUSBPath(value) else {
                 throw SerialPortNameError(
-                    "'\(value)' is not a USB location such as 1-1.4 (a device) or 1-1.4:1.0 (an interface)")
+                    "\(Quoting.quoted(value)) is not a USB location such as 1-1.4 (a device) or 1-1.4:1.0 (an interface)")
             }
             self = .usbPath(value)
         case "serial":
@@ -66,12 +66,12 @@ public enum SerialPortName: Sendable, Hashable, CustomStringConvertible {
             else {
                 throw SerialPortNameError(
                     "id: needs the vendor and product id as four hex digits each, such as id:303a:1001, "
-                        + "found '\(value)'")
+                        + "found \(Quoting.quoted(value))")
             }
             self = .usbID(vendor: vendor, product: product)
         default:
             throw SerialPortNameError(
-                "unknown kind of port name '\(kind):' (expected a device path, usb:, serial: or id:)")
+                "unknown kind of port name \(Quoting.quoted(kind + ":")) (expected a device path, usb:, serial: or id:)")
         }
     }
 

@@ -51,23 +51,31 @@ struct SerialPortInventoryTests {
         #expect(PortFollower.stableName(byID, opened: nil) == byID)
     }
 
+    static let espDevice = "\(SysfsTree.pci)/usb1/1-1/1-1.4"
+
     @Test func aPortThatComesBackUnderAnotherNameCountsAfterOneSecond() async throws {
         let sysfs = SysfsTree.bench()
         sysfs.removeTTY("ttyACM0")
-        let clock = WallClock()
+        let clock = SteppingClock()
+        clock.at(.milliseconds(300)) { sysfs.acm("ttyACM1", at: "1-1.4", device: Self.espDevice) }
         let follower = PortFollower(inventory: SerialPortInventory(paths: sysfs.paths), clock: clock)
-        let device = sysfs.tree.path("\(SysfsTree.pci)/usb1/1-1/1-1.4")
-        let comeBack = Task {
-            try await Task.sleep(for: .milliseconds(300))
-            sysfs.acm("ttyACM1", at: "1-1.4", device: String(device.dropFirst(sysfs.tree.root.count + 1)))
-        }
-        let started = clock.now
         let port = try await follower.waitForPort(.usbPath("1-1.4:1.0"), timeout: .seconds(5))
-        try await comeBack.value
         #expect(port.name == "ttyACM1")
-        let waited = started.duration(to: clock.now)
-        // Back at 0.3 s, then a second of standing; the upper bound leaves room for a loaded 2-core machine.
-        #expect(waited >= .milliseconds(1300) && waited < .milliseconds(4000), "\(waited)")
+        // Seen at the 500 ms poll, counted a second later.
+        #expect(clock.now.sinceOrigin == .milliseconds(1500))
+    }
+
+    @Test func aPortThatFlapsStartsItsSecondAgain() async throws {
+        let sysfs = SysfsTree.bench()
+        sysfs.removeTTY("ttyACM0")
+        let clock = SteppingClock()
+        clock.at(.milliseconds(300)) { sysfs.acm("ttyACM0", at: "1-1.4", device: Self.espDevice) }
+        clock.at(.milliseconds(800)) { sysfs.removeTTY("ttyACM0") }
+        clock.at(.milliseconds(1100)) { sysfs.acm("ttyACM2", at: "1-1.4", device: Self.espDevice) }
+        let follower = PortFollower(inventory: SerialPortInventory(paths: sysfs.paths), clock: clock)
+        let port = try await follower.waitForPort(.usbPath("1-1.4"), timeout: .seconds(5))
+        #expect(port.name == "ttyACM2")
+        #expect(clock.now.sinceOrigin == .milliseconds(2250))
     }
 
     @Test func aPortThatNeverComesBackIsMissingAfterTheTimeout() async throws {
@@ -82,15 +90,24 @@ struct SerialPortInventoryTests {
 
     @Test func theTouchFindsTheNewBootloaderPort() async throws {
         let sysfs = SysfsTree.bench()
-        let follower = PortFollower(inventory: SerialPortInventory(paths: sysfs.paths), clock: WallClock())
+        let clock = SteppingClock()
+        let follower = PortFollower(inventory: SerialPortInventory(paths: sysfs.paths), clock: clock)
         let known = Set(follower.inventory.ports().map(\.devicePath))
-        let boot = sysfs.usbDevice("1-1.5", vendor: "2341", product: "005a")
-        let appear = Task {
-            try await Task.sleep(for: .milliseconds(200))
-            sysfs.acm("ttyACM3", at: "1-1.5", device: String(boot.dropFirst(0)))
+        clock.at(.milliseconds(200)) {
+            let boot = sysfs.usbDevice("1-1.5", vendor: "2341", product: "005a")
+            sysfs.acm("ttyACM3", at: "1-1.5", device: boot)
         }
-        let port = try await follower.waitForNewPort(notIn: known, timeout: .seconds(4))
-        try await appear.value
+        let port = try await follower.waitForNewPort(notIn: known, timeout: .seconds(10))
         #expect(port?.name == "ttyACM3" && port?.productID == 0x005A)
+        #expect(clock.now.sinceOrigin == .milliseconds(1250))
+    }
+
+    @Test func withoutANewPortTheTouchGivesUpAfterTenSeconds() async throws {
+        let sysfs = SysfsTree.bench()
+        let clock = SteppingClock()
+        let follower = PortFollower(inventory: SerialPortInventory(paths: sysfs.paths), clock: clock)
+        let port = try await follower.waitForNewPort(notIn: Set(follower.inventory.ports().map(\.devicePath)), timeout: .seconds(10))
+        #expect(port == nil)
+        #expect(clock.now.sinceOrigin == .seconds(10))
     }
 }

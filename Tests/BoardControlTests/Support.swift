@@ -6,15 +6,27 @@ import Synchronization
 @testable import BoardControl
 
 /// A clock whose sleeps pass at once, moving its time forward: waits are measured exactly, and a 3 s timeout takes
-/// no wall time.
+/// no wall time. Events scheduled with ``at(_:_:)`` run when a sleep moves the time past them, so a test can
+/// change the world (a port appears) at an exact moment.
 final class SteppingClock: RigClock {
-    private let time = Mutex(RigInstant.origin)
-    var now: RigInstant { time.withLock { $0 } }
+    private let state = Mutex<(now: RigInstant, events: [(at: Duration, action: @Sendable () -> Void)])>((.origin, []))
+    var now: RigInstant { state.withLock { $0.now } }
     var minimumResolution: Duration { .nanoseconds(1) }
+
+    func at(_ time: Duration, _ action: @escaping @Sendable () -> Void) {
+        state.withLock { $0.events.append((time, action)) }
+    }
 
     func sleep(until deadline: RigInstant, tolerance: Duration?) async throws {
         try Task.checkCancellation()
-        time.withLock { $0 = max($0, deadline) }
+        let due = state.withLock { state -> [@Sendable () -> Void] in
+            state.now = max(state.now, deadline)
+            let now = state.now.sinceOrigin
+            let due = state.events.filter { $0.at <= now }.sorted { $0.at < $1.at }.map(\.action)
+            state.events.removeAll { $0.at <= now }
+            return due
+        }
+        for action in due { action() }
         await Task.yield()
     }
 }
@@ -56,7 +68,8 @@ final class RecordingLines: ModemLineControl {
 }
 
 /// A temporary directory, removed with everything in it when the value goes.
-final class TemporaryTree {
+// @unchecked Sendable: its one stored property is immutable.
+final class TemporaryTree: @unchecked Sendable {
     let root: String
 
     init() {

@@ -2,7 +2,9 @@
 
 /// A sysfs and /dev made of real files, shaped as Linux 6.x lays them out for an ESP32-S3's USB-Serial/JTAG port
 /// (ttyACM0 at 1-1.4:1.0), a CP2102 bridge (ttyUSB0 at 1-1.2:1.0), a virtual console, and USB hubs.
-final class SysfsTree {
+// @unchecked Sendable: a test's tree, changed by one task at a time (the clock's scheduled events run inside the
+// sleeping task).
+final class SysfsTree: @unchecked Sendable {
     let tree = TemporaryTree()
     var paths: SystemPaths { SystemPaths(sys: tree.path("sys"), dev: tree.path("dev")) }
     static let pci = "sys/devices/pci0000:00/0000:00:14.0"
