@@ -230,8 +230,8 @@ struct CommandLineTests {
         #expect(directories.count == 2)
         for directory in directories {
             let xml = try String(contentsOfFile: "\(out)/\(directory)/junit.xml", encoding: .utf8)
-            // Two boards: preflight, discovery (2) and commands each.
-            #expect(xml.contains("tests=\"8\" failures=\"0\" errors=\"0\""), "\(directory)")
+            // Two boards: preflight, discovery (2) and commands each; the bench's open and run.
+            #expect(xml.contains("tests=\"10\" failures=\"0\" errors=\"0\""), "\(directory)")
             #expect(outcomes.contains { $0.output.contains("reports: \(out)/\(directory)/") })
         }
     }

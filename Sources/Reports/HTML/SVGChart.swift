@@ -5,7 +5,7 @@ import Foundation
 struct SVGChart {
     static let width = 640.0
     static let height = 260.0
-    static let margin = (left: 64.0, right: 16.0, top: 28.0, bottom: 40.0)
+    static let margin = (left: 64.0, right: 16.0, top: 46.0, bottom: 40.0)
     static let palette = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf"]
 
     struct Series {
@@ -74,12 +74,13 @@ struct SVGChart {
     static func bars(title: String, unit: String, bars: [(label: String, value: Double)]) -> String {
         guard !bars.isEmpty else { return empty(title) }
         let rowHeight = 22.0
-        let chartHeight = margin.top + Double(bars.count) * rowHeight + 16
+        let top = 28.0
+        let chartHeight = top + Double(bars.count) * rowHeight + 16
         let labelWidth = 200.0
         let axis = Axis(low: 0, high: max(bars.map(\.value).max() ?? 0, 1e-12))
         var svg = open(title, height: chartHeight)
         for (index, bar) in bars.enumerated() {
-            let y = margin.top + Double(index) * rowHeight
+            let y = top + Double(index) * rowHeight
             let length = axis.position(bar.value, from: 0, to: width - labelWidth - 90)
             svg += "<text x=\"\(c(labelWidth - 6))\" y=\"\(c(y + 15))\" text-anchor=\"end\" font-size=\"12\">"
                 + "\(HTMLText.escaped(bar.label))</text>"
@@ -130,18 +131,28 @@ struct SVGChart {
         return svg + "</g>"
     }
 
+    /// One row under the title, as many names as fit (each cut to 28 characters), then `+N more`.
     private static func legend(_ names: [String]) -> String {
         guard names.count > 1 else { return "" }
         var svg = "<g class=\"legend\" font-size=\"11\">"
-        var x = margin.left + 200
-        for (index, name) in names.enumerated().prefix(8) {
-            let label = String(name.prefix(24))
-            svg += "<rect x=\"\(c(x))\" y=\"8\" width=\"10\" height=\"10\" fill=\"\(palette[index % palette.count])\"/>"
-            svg += "<text x=\"\(c(x + 14))\" y=\"17\">\(HTMLText.escaped(label))</text>"
-            x += 22 + Double(label.count) * 6.2
-            if x > width - 60 { break }
+        var x = margin.left
+        for (index, name) in names.enumerated() {
+            let label = name.count > 28 ? String(name.prefix(27)) + "…" : name
+            let entry = 22 + Double(label.count) * 6.2
+            if x + entry > legendEnd(names.count, index) {
+                svg += "<text x=\"\(c(x))\" y=\"35\">+\(names.count - index) more</text>"
+                break
+            }
+            svg += "<rect x=\"\(c(x))\" y=\"26\" width=\"10\" height=\"10\" fill=\"\(palette[index % palette.count])\"/>"
+            svg += "<text x=\"\(c(x + 14))\" y=\"35\">\(HTMLText.escaped(label))</text>"
+            x += entry
         }
         return svg + "</g>"
+    }
+
+    /// The rightmost x a legend entry may reach: leave room for `+N more` unless it is the last entry.
+    private static func legendEnd(_ count: Int, _ index: Int) -> Double {
+        width - margin.right - (index == count - 1 ? 0 : 60)
     }
 
     private static func c(_ value: Double) -> String { HTMLText.coordinate(value) }

@@ -62,11 +62,11 @@ struct BaseUnit {
     /// The suffixes blerig's metric names carry for their unit, dropped before the base unit is appended.
     static let nameSuffixes = ["_ms", "_s", "_kBps", "_hz", "_bytes", "_h"]
 
-    /// `blerig_<metric without its unit suffix>[_<part>][_<unit>]`, every character outside `[a-zA-Z0-9_]` made
-    /// `_`.
+    /// `blerig_<metric>[_<part>][_<unit>]`, every character outside `[a-zA-Z0-9_]` made `_`; the metric's own unit
+    /// suffix (`_ms`) is dropped when a unit or a part takes its place.
     static func name(metric: String, part: String? = nil, unit: String?) -> String {
         var stem = metric
-        if unit != nil, let suffix = nameSuffixes.first(where: { stem.hasSuffix($0) }) {
+        if unit != nil || part != nil, let suffix = nameSuffixes.first(where: { stem.hasSuffix($0) }) {
             stem.removeLast(suffix.count)
         }
         var parts = ["blerig", stem]
