@@ -29,7 +29,8 @@ extension ResetSequence {
         case "U":
             guard let comma = argument.firstIndex(of: ",") else {
                 throw ResetSequenceError(
-                    column: argumentColumn, "U sets both lines: write U<dtr>,<rts> such as U1,0, found "
+                    column: argumentColumn,
+                    "U sets both lines: write U<dtr>,<rts> such as U1,0, found "
                         + quoted(command))
             }
             let dtr = try line(argument[..<comma], column: argumentColumn, name: "DTR")
@@ -57,7 +58,8 @@ extension ResetSequence {
         }
     }
 
-    private static func wait(_ argument: ArraySlice<Unicode.Scalar>, column: Int) throws(ResetSequenceError) -> Duration {
+    private static func wait(_ argument: ArraySlice<Unicode.Scalar>, column: Int) throws(ResetSequenceError) -> Duration
+    {
         let text = String(String.UnicodeScalarView(argument))
         if let bad = argument.firstIndex(where: { !("0"..."9").contains($0) && $0 != "." }) {
             throw ResetSequenceError(
@@ -81,7 +83,8 @@ extension ResetSequence {
         guard duration <= longestWait, parts[0].count <= 6 else {
             throw ResetSequenceError(
                 column: column,
-                "W\(Quoting.quoted(text).dropFirst().dropLast()) waits longer than \(longestWait.components.seconds) s; W counts seconds (W0.1 is 100 ms)")
+                "W\(Quoting.quoted(text).dropFirst().dropLast()) waits longer than \(longestWait.components.seconds) s; W counts seconds (W0.1 is 100 ms)"
+            )
         }
         return duration
     }

@@ -35,7 +35,8 @@ public enum SerialPortName: Sendable, Hashable, CustomStringConvertible {
     public init(parsing text: String) throws(SerialPortNameError) {
         if text.hasPrefix("/") {
             guard text.count > 1, !text.hasSuffix("/") else {
-                throw SerialPortNameError("\(Quoting.quoted(text)) is a directory, not a serial port such as /dev/ttyACM0")
+                throw SerialPortNameError(
+                    "\(Quoting.quoted(text)) is a directory, not a serial port such as /dev/ttyACM0")
             }
             self = .path(text)
             return
@@ -51,7 +52,8 @@ public enum SerialPortName: Sendable, Hashable, CustomStringConvertible {
         case "usb":
             guard Self.isUSBPath(value) else {
                 throw SerialPortNameError(
-                    "\(Quoting.quoted(value)) is not a USB location such as 1-1.4 (a device) or 1-1.4:1.0 (an interface)")
+                    "\(Quoting.quoted(value)) is not a USB location such as 1-1.4 (a device) or 1-1.4:1.0 (an interface)"
+                )
             }
             self = .usbPath(value)
         case "serial":
@@ -71,7 +73,8 @@ public enum SerialPortName: Sendable, Hashable, CustomStringConvertible {
             self = .usbID(vendor: vendor, product: product)
         default:
             throw SerialPortNameError(
-                "unknown kind of port name \(Quoting.quoted(kind + ":")) (expected a device path, usb:, serial: or id:)")
+                "unknown kind of port name \(Quoting.quoted(kind + ":")) (expected a device path, usb:, serial: or id:)"
+            )
         }
     }
 

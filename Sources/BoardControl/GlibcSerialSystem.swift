@@ -58,8 +58,11 @@ public struct GlibcSerialSystem: SerialSystem {
 
     public func waitReadable(_ descriptor: Int32, timeout: Duration) throws(SystemCallError) -> Readiness {
         var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-        let milliseconds = Int32(clamping: max(0, timeout.components.seconds * 1000
-            + timeout.components.attoseconds / 1_000_000_000_000_000))
+        let milliseconds = Int32(
+            clamping: max(
+                0,
+                timeout.components.seconds * 1000
+                    + timeout.components.attoseconds / 1_000_000_000_000_000))
         while true {
             let ready = poll(&entry, 1, milliseconds)
             if ready < 0 {

@@ -73,7 +73,9 @@ public struct UsbfsHubControl: HubControl {
     public init(paths: SystemPaths = SystemPaths()) { self.paths = paths }
 
     public func node(of hub: USBHub) -> String {
-        func three(_ value: Int) -> String { String(repeating: "0", count: max(0, 3 - String(value).count)) + "\(value)" }
+        func three(_ value: Int) -> String {
+            String(repeating: "0", count: max(0, 3 - String(value).count)) + "\(value)"
+        }
         return "\(paths.dev)/bus/usb/\(three(hub.bus))/\(three(hub.device))"
     }
 

@@ -54,7 +54,8 @@ public struct PortFollower: Sendable {
 
     /// Waits for a port that is not among `known` (device paths) and stays for ``settle``; nil after `timeout`.
     /// The 1200-baud touch's bootloader comes up this way.
-    public func waitForNewPort(notIn known: Set<String>, timeout: Duration) async throws(BenchError) -> SerialPortInfo? {
+    public func waitForNewPort(notIn known: Set<String>, timeout: Duration) async throws(BenchError) -> SerialPortInfo?
+    {
         let deadline = clock.now.advanced(by: timeout)
         var candidate: (port: SerialPortInfo, since: RigInstant)?
         while clock.now < deadline {

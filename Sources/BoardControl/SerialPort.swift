@@ -158,4 +158,3 @@ public final class SerialPort: Sendable {
 
     deinit { close() }
 }
-

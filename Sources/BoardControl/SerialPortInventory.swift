@@ -95,7 +95,8 @@ public struct SerialPortInventory: Sendable {
             return ports.first { $0.name == tty }
                 ?? SerialPortInfo(name: tty, devicePath: device, byID: [])
         case .usbPath(let location):
-            let matches = location.contains(":")
+            let matches =
+                location.contains(":")
                 ? ports.filter { $0.usbInterface == location } : ports.filter { $0.usbDevice == location }
             return matches.min { $0.interfaceNumber < $1.interfaceNumber }
         case .serialNumber(let serial):

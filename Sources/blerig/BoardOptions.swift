@@ -22,7 +22,9 @@ struct BoardOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The reset wiring, with --port: a preset or a sequence.", valueName: "RESET"))
     var wiring = "esp32-classic"
 
-    @Option(help: ArgumentHelp("A hub location instead of a rig's board: 1-1.4, or 1 for bus 1's root hub.", valueName: "LOC"))
+    @Option(
+        help: ArgumentHelp(
+            "A hub location instead of a rig's board: 1-1.4, or 1 for bus 1's root hub.", valueName: "LOC"))
     var hub: String?
 
     @Option(name: .customLong("hub-port"), help: ArgumentHelp("The port on --hub, from 1.", valueName: "N"))

@@ -38,7 +38,8 @@ extension Blerig {
 
         func run() async throws {
             let session = ConsoleSession(
-                tool: BoardTool(target: try board.target(board: id)), timestamps: timestamps, logFile: log, duration: duration)
+                tool: BoardTool(target: try board.target(board: id)), timestamps: timestamps, logFile: log,
+                duration: duration)
             let control = RunControl()
             let errors = LineOutput.standardError
             let signals = SignalWatcher(control: control) { _ in }

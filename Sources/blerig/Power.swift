@@ -41,7 +41,8 @@ extension Blerig {
         }
 
         @Option(
-            name: .customLong("off-for"), help: ArgumentHelp("How long cycle leaves the port off (2, 500ms).", valueName: "S"),
+            name: .customLong("off-for"),
+            help: ArgumentHelp("How long cycle leaves the port off (2, 500ms).", valueName: "S"),
             transform: { try parseDuration($0, flag: "--off-for") })
         var offFor: Duration = .seconds(2)
 

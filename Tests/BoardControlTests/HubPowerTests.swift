@@ -71,7 +71,8 @@ struct HubPowerTests {
 
     @Test func offAndOnWriteTheDisableFilesOfBothHalves() async throws {
         let sysfs = Self.bench(device: false)
-        let power = HubPowerSwitch(location: "1-1.4", port: 2, paths: sysfs.paths, control: FakeHubs(), clock: SteppingClock())
+        let power = HubPowerSwitch(
+            location: "1-1.4", port: 2, paths: sysfs.paths, control: FakeHubs(), clock: SteppingClock())
         try await power.off()
         #expect(disable(sysfs, "1-1.4", 2) == "1" && disable(sysfs, "2-1.4", 2) == "1")
         #expect(disable(sysfs, "1-1.4", 1) == "0")
@@ -85,15 +86,18 @@ struct HubPowerTests {
         let power = HubPowerSwitch(location: "1-1.4", port: 2, paths: sysfs.paths, control: FakeHubs(), clock: clock)
         let error = await #expect(throws: BenchError.self) { try await power.off() }
         #expect(error?.code == .unsupported)
-        #expect(error?.message.hasPrefix(
-            "hub 1-1.4 port 2 was switched off but the device 1-1.4.2 (303a:1001) is still on the bus after 3.0 s") == true)
+        #expect(
+            error?.message.hasPrefix(
+                "hub 1-1.4 port 2 was switched off but the device 1-1.4.2 (303a:1001) is still on the bus after 3.0 s")
+                == true)
         #expect(clock.now.sinceOrigin >= HubPowerSwitch.goneTimeout)
     }
 
     @Test func withoutDisableFilesAPerPortHubGetsThePortPowerRequest() async throws {
         let sysfs = Self.bench()
         let hubs = FakeHubs(characteristics: 0x0009)
-        let power = HubPowerSwitch(location: "1-1.3", port: 3, paths: sysfs.paths, control: hubs, clock: SteppingClock())
+        let power = HubPowerSwitch(
+            location: "1-1.3", port: 3, paths: sysfs.paths, control: hubs, clock: SteppingClock())
         try await power.off()
         try await power.on()
         #expect(hubs.switched.withLock { $0 } == ["1-1.3 port 3 off", "1-1.3 port 3 on"])
@@ -102,7 +106,8 @@ struct HubPowerTests {
     @Test func aGangedHubIsRefusedWithWhy() async throws {
         let sysfs = Self.bench()
         let hubs = FakeHubs(characteristics: 0x0000)
-        let power = HubPowerSwitch(location: "1-1.3", port: 1, paths: sysfs.paths, control: hubs, clock: SteppingClock())
+        let power = HubPowerSwitch(
+            location: "1-1.3", port: 1, paths: sysfs.paths, control: hubs, clock: SteppingClock())
         let error = await #expect(throws: BenchError.self) { try await power.on() }
         #expect(error?.code == .unsupported)
         #expect(error?.message.contains("ganged power switching (all ports at once)") == true)
@@ -122,7 +127,8 @@ struct HubPowerTests {
         let sysfs = Self.bench()
         let missing = HubPowerSwitch(location: "3-1", port: 1, paths: sysfs.paths, clock: SteppingClock())
         let error = await #expect(throws: BenchError.self) { try await missing.on() }
-        #expect(error?.message == "no USB hub at 3-1 (hubs here: 1-1.3, 1-1.4, 2-1.4, 1; `lsusb -t` shows where each sits)")
+        #expect(
+            error?.message == "no USB hub at 3-1 (hubs here: 1-1.3, 1-1.4, 2-1.4, 1; `lsusb -t` shows where each sits)")
         let port9 = HubPowerSwitch(location: "1-1.4", port: 9, paths: sysfs.paths, clock: SteppingClock())
         let portError = await #expect(throws: BenchError.self) { try await port9.on() }
         #expect(portError?.message == "hub 1-1.4 has ports 1 to 4, not 9")

@@ -4,8 +4,11 @@ import Testing
 
 @Suite("Console line framing")
 struct LineFramerTests {
-    static let stream = Array("BOOT fw=1.4.2 bank=A reset=POWERON boot_id=5f3a9c01\r\nREADY name=x\n[10] I/OTA: ok\rlast\r\n".utf8)
-    static let lines = ["BOOT fw=1.4.2 bank=A reset=POWERON boot_id=5f3a9c01", "READY name=x", "[10] I/OTA: ok", "last"]
+    static let stream = Array(
+        "BOOT fw=1.4.2 bank=A reset=POWERON boot_id=5f3a9c01\r\nREADY name=x\n[10] I/OTA: ok\rlast\r\n".utf8)
+    static let lines = [
+        "BOOT fw=1.4.2 bank=A reset=POWERON boot_id=5f3a9c01", "READY name=x", "[10] I/OTA: ok", "last",
+    ]
 
     @Test func crLfAndCrlfEachEndOneLine() {
         var framer = LineFramer()

@@ -65,8 +65,9 @@ struct ResetPlayerTests {
         let sequence = try #require(ResetPreset.esp32USBJTAG.sequence(for: .bootloader))
         try await ResetSequencePlayer(clock: clock).play(sequence, on: lines)
         #expect(lines.changes.count == 9)
-        #expect(lines.changes.map(\.at) == [.zero, .zero, .milliseconds(100), .milliseconds(100)]
-            + [.milliseconds(200), .milliseconds(200), .milliseconds(200), .milliseconds(300), .milliseconds(300)])
+        #expect(
+            lines.changes.map(\.at) == [.zero, .zero, .milliseconds(100), .milliseconds(100)]
+                + [.milliseconds(200), .milliseconds(200), .milliseconds(200), .milliseconds(300), .milliseconds(300)])
         #expect(lines.changes.last == Change(at: .milliseconds(300), dtr: false, rts: false))
     }
 }

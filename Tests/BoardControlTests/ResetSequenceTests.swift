@@ -33,8 +33,11 @@ struct ResetSequenceTests {
 
     @Test func waitsAreSecondsToTheMicrosecond() throws {
         let sequence = try ResetSequence(parsing: "W0.000001|W2|W.5|W0.25")
-        #expect(sequence.steps == [.wait(.microseconds(1)), .wait(.seconds(2)), .wait(.milliseconds(500)),
-            .wait(.milliseconds(250))])
+        #expect(
+            sequence.steps == [
+                .wait(.microseconds(1)), .wait(.seconds(2)), .wait(.milliseconds(500)),
+                .wait(.milliseconds(250)),
+            ])
         #expect(sequence.duration == .microseconds(2_750_001))
         #expect(sequence.description == "W0.000001|W2|W0.5|W0.25")
     }

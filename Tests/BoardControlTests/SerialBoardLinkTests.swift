@@ -32,10 +32,11 @@ struct SerialBoardLinkTests {
         pty.board("READY name=ESP-Point-1a2b addr=24:0A:C4:12:1A:2B\nBOOT fw=1.4.2 bank=A reset=SW boot_id=0000002b\n")
         try await Self.wait(for: 4, in: entries)
         let seen = entries.withLock { $0 }
-        #expect(seen.map(\.text) == [
-            "left over", "BOOT fw=1.4.2 bank=A reset=EXT boot_id=0000002a",
-            "READY name=ESP-Point-1a2b addr=24:0A:C4:12:1A:2B", "BOOT fw=1.4.2 bank=A reset=SW boot_id=0000002b",
-        ])
+        #expect(
+            seen.map(\.text) == [
+                "left over", "BOOT fw=1.4.2 bank=A reset=EXT boot_id=0000002a",
+                "READY name=ESP-Point-1a2b addr=24:0A:C4:12:1A:2B", "BOOT fw=1.4.2 bank=A reset=SW boot_id=0000002b",
+            ])
         #expect(seen.map(\.boot) == [nil, 0x2a, 0x2a, 0x2b])
         #expect(zip(seen, seen.dropFirst()).allSatisfy { $0.at <= $1.at })
     }
@@ -60,7 +61,10 @@ struct SerialBoardLinkTests {
         defer { link.close() }
         #expect(link.kinds == [.run])
         let error = await #expect(throws: BenchError.self) { try await link.reset(.bootloader) }
-        #expect(error?.message == "serial port \(pty.slavePath) is wired for hard-reset resets, which cannot do a bootloader reset (it does run)")
+        #expect(
+            error?.message
+                == "serial port \(pty.slavePath) is wired for hard-reset resets, which cannot do a bootloader reset (it does run)"
+        )
     }
 
     @Test func aPortThatVanishesIsReportedAndTheLinkStillCloses() async throws {

@@ -39,7 +39,9 @@ struct SerialPortInventoryTests {
         let error = #expect(throws: BenchError.self) {
             try SerialPortInventory(paths: sysfs.paths).find(.usbID(vendor: 0x303A, product: 0x1001))
         }
-        #expect(error?.message == "id:303a:1001 fits 2 USB devices (1-1.3, 1-1.4): name the board by usb:LOCATION or serial: instead")
+        #expect(
+            error?.message
+                == "id:303a:1001 fits 2 USB devices (1-1.3, 1-1.4): name the board by usb:LOCATION or serial: instead")
     }
 
     @Test func aPlainDevicePathIsFollowedByItsUSBPlace() throws {
@@ -106,7 +108,8 @@ struct SerialPortInventoryTests {
         let sysfs = SysfsTree.bench()
         let clock = SteppingClock()
         let follower = PortFollower(inventory: SerialPortInventory(paths: sysfs.paths), clock: clock)
-        let port = try await follower.waitForNewPort(notIn: Set(follower.inventory.ports().map(\.devicePath)), timeout: .seconds(10))
+        let port = try await follower.waitForNewPort(
+            notIn: Set(follower.inventory.ports().map(\.devicePath)), timeout: .seconds(10))
         #expect(port == nil)
         #expect(clock.now.sinceOrigin == .seconds(10))
     }

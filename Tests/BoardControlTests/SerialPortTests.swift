@@ -58,9 +58,10 @@ struct SerialPortTests {
         defer { port.close() }
         var settings = termios()
         // Read the settings through the port's own descriptor.
-        let fd = try #require(FileText.directoryEntries("/proc/self/fd").compactMap { Int32($0) }.first {
-            FileText.readLink("/proc/self/fd/\($0)") == pty.slavePath
-        })
+        let fd = try #require(
+            FileText.directoryEntries("/proc/self/fd").compactMap { Int32($0) }.first {
+                FileText.readLink("/proc/self/fd/\($0)") == pty.slavePath
+            })
         var exclusive: Int32 = 0
         #expect(ioctl(fd, Self.tiocgexcl, &exclusive) == 0 && exclusive == 1, "TIOCEXCL refuses later opens")
         #expect(tcgetattr(fd, &settings) == 0)

@@ -6,8 +6,9 @@ struct ConsoleKeyboardTests {
     @Test func enterSendsTheLineAndEchoesIt() {
         var keyboard = ConsoleKeyboard()
         #expect(keyboard.feed(Array("st".utf8)) == [.echo([0x73]), .echo([0x74])])
-        #expect(keyboard.feed(Array("atus\r\n".utf8)).filter { if case .send = $0 { true } else { false } }
-            == [.send("status")])
+        #expect(
+            keyboard.feed(Array("atus\r\n".utf8)).filter { if case .send = $0 { true } else { false } }
+                == [.send("status")])
     }
 
     @Test func crlfIsOneEnterAndBackspaceTakesBackAWholeCharacter() {

@@ -62,9 +62,12 @@ struct HardwareBoardsTests {
         let directory = Self.directory()
         let rig = try Self.rig(directory, port: "usb:9-9.9:1.0")
         let error = #expect(throws: BenchError.self) {
-            try HardwareBoards.open(rig, clock: WallClock(), environment: SerialEnvironment(lockDirectories: [directory]))
+            try HardwareBoards.open(
+                rig, clock: WallClock(), environment: SerialEnvironment(lockDirectories: [directory]))
         }
         #expect(error?.code == .missing)
-        #expect(error?.message.hasPrefix("board 'esp-01' (\(directory)/bench.yaml:7:13): no serial port usb:9-9.9:1.0") == true)
+        #expect(
+            error?.message.hasPrefix("board 'esp-01' (\(directory)/bench.yaml:7:13): no serial port usb:9-9.9:1.0")
+                == true)
     }
 }

@@ -66,7 +66,9 @@ public struct BoardTool: Sendable {
             let bootloader = try await link.perform(plan)
             output("\(target.label): \(plan) on \(port) in \(started.duration(to: clock.now).millisecondsText)")
             if case .touch1200 = plan {
-                output(bootloader.map { "bootloader port: \($0)" } ?? "no new port within 10 s: the bootloader kept \(port)")
+                output(
+                    bootloader.map { "bootloader port: \($0)" }
+                        ?? "no new port within 10 s: the bootloader kept \(port)")
             }
         } catch {
             throw .bench(BenchError(error.code, "\(target.prefix)\(error.message)"))
