@@ -191,7 +191,8 @@ struct CampaignRun: Sendable {
             if let quarantine = await retry(planned, on: target, strategy: strategy, central: radio.central, health: bench.health) {
                 recorder.move(to: .quarantined, reason: quarantine)
                 for suite in remaining {
-                    recorder.skip(suite.name, "all checks", reason: "not run: board \(board.id) is quarantined: \(quarantine)")
+                    recorder.skipAll(
+                        suite, profile: config.profile, reason: "not run: board \(board.id) is quarantined: \(quarantine)")
                 }
                 break
             }

@@ -117,7 +117,7 @@ enum SuiteCatalog {
         DiscoverySuite.self, HandshakeSuite.self, CommandsSuite.self, NotificationsSuite.self,
         AlertsSuite.self, PairingSuite.self,
         SoakSuite.self, RestoreSuite.self,
-        OTASuite.self, SyncSuite.self,
+        OTASuite.self, SyncSuite.self, PowerSuite.self,
     ]
 
     static var names: [String] { suites.map { $0.name } }
