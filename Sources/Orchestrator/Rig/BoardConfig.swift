@@ -32,7 +32,7 @@ public struct BoardConfig: Hashable, Sendable {
 
     /// The board's serial console, also used to reset it.
     public struct Serial: Hashable, Sendable {
-        /// How the rig resets the board through the serial port (device-profiles.md, "Resets and power").
+        /// How the rig resets the board through the serial port (docs/board-contract.md, "Resets, power and boot").
         public enum Reset: String, Hashable, Sendable, CaseIterable {
             /// ESP32 DevKit auto-reset wiring (RTS drives EN, DTR drives IO0): run reset and download mode.
             case esp32Classic = "esp32-classic"
@@ -98,7 +98,7 @@ public struct BoardConfig: Hashable, Sendable {
     }
 
     public var id: String
-    /// The device profile (device-profiles.md), shared with the virtual farm and the central stack.
+    /// The device profile (docs/board-contract.md), shared with the virtual farm and the central stack.
     public var profile: Profile
     public var match: Match?
     public var serial: Serial?
