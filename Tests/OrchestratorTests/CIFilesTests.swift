@@ -108,7 +108,7 @@ struct CIFilesTests {
     /// parses the file with Groovy's own parser (syntax only: nothing is compiled against Jenkins' steps) and checks
     /// the declarative structure on the parsed tree.
     @Test(
-        "the Jenkinsfile parses as Groovy and is a declarative pipeline with a host matrix, junit and archiveArtifacts",
+        "the Jenkinsfile parses as Groovy (syntax only: no Jenkins linter offline) and has its declarative steps",
         .enabled(if: CITools.groovyChecksRun, CITools.groovySkip))
     func jenkinsfileParsesWithTheRequiredSteps() throws {
         let outcome = try CITools.groovyOutline(of: RigTesting.path(Self.jenkinsfile))
@@ -129,7 +129,10 @@ struct CIFilesTests {
             calls.contains(
                 "\(stage) > post > always > junit[allowEmptyResults=false,keepProperties=true,"
                     + "testResults=$BLERIG_OUT/*/junit.xml]"), "\(calls)")
-        #expect(calls.contains { $0.hasPrefix("\(stage) > post > always > archiveArtifacts[") && $0.contains("$BLERIG_OUT/**") })
+        #expect(
+            calls.contains {
+                $0.hasPrefix("\(stage) > post > always > archiveArtifacts[") && $0.contains("$BLERIG_OUT/**")
+            })
         let text = try String(contentsOfFile: RigTesting.path(Self.jenkinsfile), encoding: .utf8)
         #expect(text.contains("'--gates rigs/gates.yaml --baseline release'"))
     }

@@ -72,9 +72,11 @@ struct DocumentationTests {
         for match in text.matches(of: link) {
             guard let target = match.output[1].substring.map(String.init), !target.contains("://") else { continue }
             let parts = target.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
-            let path = parts[0].isEmpty ? URL(fileURLWithPath: RigTesting.path(file)) : base.appendingPathComponent(parts[0])
+            let path =
+                parts[0].isEmpty ? URL(fileURLWithPath: RigTesting.path(file)) : base.appendingPathComponent(parts[0])
             #expect(FileManager.default.fileExists(atPath: path.path), "\(file): \(target) does not exist")
-            if parts.count == 2, path.pathExtension == "md", let linked = try? String(contentsOf: path, encoding: .utf8) {
+            if parts.count == 2, path.pathExtension == "md", let linked = try? String(contentsOf: path, encoding: .utf8)
+            {
                 #expect(Self.anchors(in: linked).contains(parts[1]), "\(file): no heading for \(target)")
             }
             checked += 1

@@ -34,7 +34,8 @@ enum CITools {
         {
             return home
         }
-        for candidate in ["/usr/bin/java", "/usr/local/bin/java"] where fileManager.isExecutableFile(atPath: candidate) {
+        for candidate in ["/usr/bin/java", "/usr/local/bin/java"] where fileManager.isExecutableFile(atPath: candidate)
+        {
             let java = URL(fileURLWithPath: candidate).resolvingSymlinksInPath()
             return java.deletingLastPathComponent().deletingLastPathComponent().path
         }
@@ -48,7 +49,8 @@ enum CITools {
     }
 
     /// Runs `executable` with `arguments` and returns its exit status and everything it printed (stdout and stderr).
-    static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws -> Outcome {
+    static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws -> Outcome
+    {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -97,7 +99,8 @@ enum CITools {
             }
 
             void visitMethodCallExpression(MethodCallExpression call) {
-                def arguments = call.arguments instanceof TupleExpression ? call.arguments.expressions : [call.arguments]
+                def arguments = call.arguments instanceof TupleExpression
+                    ? call.arguments.expressions : [call.arguments]
                 def label = call.methodAsString
                 def first = arguments.findResult { literal(it) }
                 if (first != null) label += "(" + first.replaceAll(/\s+/, " ").trim().take(60) + ")"
