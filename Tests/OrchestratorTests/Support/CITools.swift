@@ -65,9 +65,15 @@ enum CITools {
         return Outcome(status: process.terminationStatus, output: output)
     }
 
+    /// A checker that is not installed, with the fix (what a test fails with under CI).
+    struct ToolMissing: Error, CustomStringConvertible {
+        var description: String
+    }
+
     /// check-jsonschema on `path` with one of its built-in schemas.
     static func validate(_ path: String, builtinSchema: String) throws -> Outcome {
-        try run(checkJSONSchema, ["--builtin-schema", builtinSchema, path])
+        if let missing = schemaToolMissing { throw ToolMissing(description: missing) }
+        return try run(checkJSONSchema, ["--builtin-schema", builtinSchema, path])
     }
 
     /// The nesting of the method calls in a Groovy file, parsed by Groovy's own parser (up to the AST, nothing is
@@ -75,6 +81,7 @@ enum CITools {
     /// in parentheses, its named arguments in brackets, `key=value` where the value is a literal or a GString.
     /// A file that does not parse fails with Groovy's message.
     static func groovyOutline(of path: String) throws -> Outcome {
+        if let missing = groovyMissing { throw ToolMissing(description: missing) }
         let script = FileManager.default.temporaryDirectory
             .appendingPathComponent("blerig-jenkinsfile-outline-\(UUID().uuidString).groovy")
         try outlineScript.write(to: script, atomically: true, encoding: .utf8)
