@@ -22,7 +22,14 @@ KERNEL_APT_PACKAGES := qemu-system-x86 busybox-static kmod usbip python3 python3
 METRICS_VENV ?= .venv-metrics
 METRICS_PINS := prometheus-client==0.26.0
 
-.PHONY: deps test-deps interop-deps kernel-deps kernel-tier metrics-deps install-packages build run test bench bench-hci bench-ota bench-sync clean
+# The CI files in ci/ are checked in the tests: the GitHub and GitLab ones against their published schemas with
+# check-jsonschema (PyPI, its own venv), the Jenkinsfile with Groovy's parser (Debian's groovy, on the JDK).
+CI_VENV ?= .venv-ci
+CI_PYTHON ?= python3
+CI_PINS := check-jsonschema==0.39.0
+CI_APT_PACKAGES := python3 python3-venv groovy
+
+.PHONY: deps test-deps interop-deps kernel-deps kernel-tier metrics-deps ci-deps install-packages build run test bench bench-hci bench-ota bench-sync clean
 
 # deps: install whichever of the apt packages above are missing (non-interactive; sudo when not root)
 deps:
@@ -95,6 +102,21 @@ metrics-deps:
 	PIP_NO_INPUT=1 "$$venv/bin/python" -m pip install --disable-pip-version-check --no-input -q $(METRICS_PINS) </dev/null || { \
 	  echo "metrics-deps: pip could not install $(METRICS_PINS) into $$venv/ (see pip's message above)" >&2; exit 1; }
 
+# ci-deps: $(CI_VENV)/ with $(CI_PINS), and groovy; does nothing when both are already there
+ci-deps:
+	@$(MAKE) --no-print-directory install-packages PACKAGES="$(CI_APT_PACKAGES)"
+	@set -e; venv="$(CI_VENV)"; \
+	check='import sys, importlib.metadata as m; sys.exit(any(m.version(n) != v for n, v in (p.split("==") for p in sys.argv[1:])))'; \
+	if "$$venv/bin/python" -c "$$check" $(CI_PINS) </dev/null >/dev/null 2>&1; then exit 0; fi; \
+	echo "ci-deps: installing $(CI_PINS) into $$venv/"; \
+	clear=""; "$$venv/bin/python" -c '' </dev/null >/dev/null 2>&1 || clear="--clear"; \
+	$(CI_PYTHON) -m venv $$clear "$$venv" </dev/null || { \
+	  echo "ci-deps: '$(CI_PYTHON) -m venv $$venv' failed (on Debian: apt-get install python3-venv)" >&2; exit 1; }; \
+	PIP_NO_INPUT=1 "$$venv/bin/python" -m pip install --disable-pip-version-check --no-input -q $(CI_PINS) </dev/null || { \
+	  echo "ci-deps: pip could not install $(CI_PINS) into $$venv/ (see pip's message above)" >&2; exit 1; }; \
+	"$$venv/bin/python" -c "$$check" $(CI_PINS) </dev/null || { \
+	  echo "ci-deps: $$venv/ still lacks $(CI_PINS) after pip install" >&2; exit 1; }
+
 install-packages:
 	@set -e; missing=""; \
 	for p in $(PACKAGES); do \
@@ -122,7 +144,7 @@ run: build interop-deps
 
 # test: build the tests, then run them; the interop tier (rootcanal, Bumble) runs in a process of its own, so its
 # sockets and children never meet the descriptor checks of the transport tests; the kernel tier (qemu) runs last
-test: test-deps interop-deps kernel-deps metrics-deps
+test: test-deps interop-deps kernel-deps metrics-deps ci-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --skip InteropTests --skip KernelTierTests
 	$(SWIFT) test --skip-build --filter InteropTests

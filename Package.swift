@@ -1,7 +1,7 @@
 // swift-tools-version: 6.2
 import PackageDescription
 
-// Targets are split at the I/O boundary (see ../shared/design/architecture.md): BLECore is sans-I/O, the
+// Targets are split at the I/O boundary (see docs/architecture.md): BLECore is sans-I/O, the
 // virtual farm and the central stack build on it, the orchestrator drives them, and the CLI only parses.
 let package = Package(
     name: "blerig",

@@ -38,7 +38,7 @@ public protocol ResetControl: Sendable {
 }
 
 /// A board's console: the lines it prints, each with the instant it arrived and the boot it belongs to, and a way
-/// to type commands (device-profiles.md, "Serial console").
+/// to type commands (docs/board-contract.md, "The serial console").
 public protocol BoardConsole: Sendable {
     /// What the console is, for messages: `/dev/ttyUSB0 @ 115200`, `virtual console`.
     var description: String { get }

@@ -1,6 +1,6 @@
 /// CRC-32/ISO-HDLC, the zlib and PNG CRC the device contract uses for OTA frames and images: polynomial
 /// 0x04C11DB7 reflected (0xEDB88320), init 0xFFFFFFFF, xorout 0xFFFFFFFF; the check value for "123456789" is
-/// 0xCBF43926 (device-profiles.md, preamble).
+/// 0xCBF43926 (docs/board-contract.md, "Conventions for every profile").
 ///
 /// Incremental: feed an image in pieces (a file a window at a time, flash a frame at a time) and read ``value`` at
 /// any point; the result equals the CRC of all the pieces concatenated.

@@ -1,6 +1,6 @@
 import BLECore
 
-/// One line of a board's serial console (device-profiles.md, "Serial console"). Parsing never fails: a line the
+/// One line of a board's serial console (docs/board-contract.md, "The serial console"). Parsing never fails: a line the
 /// contract does not describe is kept as ``other(_:)``.
 public enum ConsoleLine: Hashable, Sendable, CustomStringConvertible {
     /// `BOOT fw=1.4.2 bank=A reset=POWERON boot_id=5f3a9c01` (bank is absent on boards with one bank).

@@ -1,7 +1,8 @@
 import BLECore
 
 extension EspPoint {
-    /// Commands written to Command with response; results are notified on Command Status (device-profiles.md §1).
+    /// Commands written to Command with response; results are notified on Command Status (docs/board-contract.md,
+    /// esp-point "Commands").
     public enum Command: Hashable, Sendable {
         case setLED(on: Bool)
         /// 1 … 86400 seconds.

@@ -1,7 +1,7 @@
 import BLECore
 
 extension EspPoint {
-    /// Log Control requests, written with response (device-profiles.md §1, "Log Control").
+    /// Log Control requests, written with response (docs/board-contract.md, esp-point "Log Control and Log Data").
     public enum LogRequest: Hashable, Sendable {
         /// `01`
         case status

@@ -1,9 +1,9 @@
 import BLECore
 
 extension EspPoint {
-    /// The OTA protocol (device-profiles.md §1, "OTA"): control requests written with response to OTA Control, their
-    /// results notified on OTA Control, and data frames written without response to OTA Data. Chunked, a CRC per
-    /// frame, batch acknowledgement, windowed, resumable; deliberately no abort.
+    /// The OTA protocol (docs/board-contract.md, esp-point "OTA"): control requests written with response to OTA
+    /// Control, their results notified on OTA Control, and data frames written without response to OTA Data. Chunked, a
+    /// CRC per frame, batch acknowledgement, windowed, resumable; deliberately no abort.
     public enum OTA {
         /// `seq u32` before a frame's payload and `crc32 u32` after it.
         public static let frameOverhead = 8
@@ -43,7 +43,8 @@ extension EspPoint {
 
         /// A write to OTA Control.
         public enum Request: Hashable, Sendable {
-            /// `01 size crc32 major minor patch batch window`; answered by ``Notification/startResult(status:nextSeq:maxPayload:)``.
+            /// `01 size crc32 major minor patch batch window`; answered by
+            /// ``Notification/startResult(status:nextSeq:maxPayload:)``.
             case start(Start)
             /// `02`; answered by ``Notification/finishResult(_:)``.
             case finish

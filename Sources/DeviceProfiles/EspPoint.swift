@@ -1,6 +1,6 @@
 import BLECore
 
-/// `esp-point`, the ESP32 sensor node of the ESP-Point case study (device-profiles.md §1).
+/// `esp-point`, the ESP32 sensor node of the ESP-Point case study (docs/board-contract.md, "esp-point").
 public enum EspPoint {
     public static let sensorService = Profile.custom(0x0100)
     public static let reading = Profile.custom(0x0101)

@@ -1,6 +1,7 @@
 import BLECore
 
-/// `nano33-ble-sense`, the Arduino Nano 33 BLE Sense of the Arduino tutorial (device-profiles.md §2).
+/// `nano33-ble-sense`, the Arduino Nano 33 BLE Sense of the Arduino tutorial (docs/board-contract.md,
+/// "nano33-ble-sense").
 public enum Nano33BLESense {
     public static let ledService = BluetoothUUID("cd48409a-f3cc-11ed-a05b-0242ac120003")!
     /// u8 0/1, write.
@@ -12,7 +13,7 @@ public enum Nano33BLESense {
     public static let advertisedName = "iOSArduinoBoard"
 }
 
-/// `hrm`, the heart-rate monitor with an alert light (device-profiles.md §3).
+/// `hrm`, the heart-rate monitor with an alert light (docs/board-contract.md, "hrm").
 public enum HeartRateMonitor {
     /// UTF-8 `redAlert` / `turnOff`, write with response.
     public static let alertLevel = Profile.custom(0x0401)

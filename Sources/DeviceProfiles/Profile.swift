@@ -1,6 +1,6 @@
 import BLECore
 
-/// The kinds of board the rig tests (design/device-profiles.md). Board models in the virtual farm and the
+/// The kinds of board the rig tests (docs/board-contract.md). Board models in the virtual farm and the
 /// central stack's profile clients both build on the definitions in this target: it is the contract between them.
 public enum Profile: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     /// ESP32 sensor node: readings, flash log, commands, pairing, OTA.

@@ -2,7 +2,8 @@ import CentralStack
 import DeviceProfiles
 import Testing
 
-/// The hrm alert policy (device-profiles.md §3): above 140 bpm `redAlert`, below 125 `turnOff`, only on a change.
+/// The hrm alert policy (docs/board-contract.md, "hrm"): above 140 bpm `redAlert`, below 125 `turnOff`, only on a
+/// change.
 @Suite("Alert policy")
 struct AlertPolicyTests {
     @Test(

@@ -4,8 +4,8 @@ import Testing
 
 @testable import DeviceProfiles
 
-/// The OTA protocol's bytes (device-profiles.md §1, "OTA") and its CRC-32, checked against the catalogue's check
-/// value and against zlib (through Python's `zlib.crc32`), which nobody here wrote.
+/// The OTA protocol's bytes (docs/board-contract.md, esp-point "OTA") and its CRC-32, checked against the catalogue's
+/// check value and against zlib (through Python's `zlib.crc32`), which nobody here wrote.
 @Suite("esp-point OTA codecs")
 struct OTACodecTests {
     typealias OTA = EspPoint.OTA

@@ -11,14 +11,14 @@ import VirtualFarm
 extension Interop {
     /// The reverse seat: Bumble's reference central (`Peers/central.py`) against blerig's peripheral side, an
     /// esp-point board model served on a rootcanal controller of its own, checked against the profile in
-    /// `shared/design/device-profiles.md` §1 rather than against blerig's own constants.
+    /// `docs/board-contract.md` (esp-point) rather than against blerig's own constants.
     @Suite("Bumble's central against blerig's esp-point")
     struct BumbleCentral {
-        /// device-profiles.md's custom base `e5b1XXXX-7c3a-4f0e-9d2b-5a1c3e7f9b20`, written out.
+        /// The board contract's custom base `e5b1XXXX-7c3a-4f0e-9d2b-5a1c3e7f9b20`, written out.
         static func custom(_ short: String) -> String { "e5b1\(short)-7c3a-4f0e-9d2b-5a1c3e7f9b20" }
 
-        /// The table of device-profiles.md §1: service, then each characteristic with its properties as Bumble
-        /// names them.
+        /// The esp-point table of docs/board-contract.md: service, then each characteristic with its properties as
+        /// Bumble names them.
         static let table: [(service: String, characteristics: [(uuid: String, properties: Set<String>)])] = [
             ("1801", [("2a05", ["INDICATE"]), ("2b29", ["READ", "WRITE"]), ("2b2a", ["READ"])]),
             ("180a", [("2a29", ["READ"]), ("2a24", ["READ"]), ("2a25", ["READ"]), ("2a26", ["READ"])]),

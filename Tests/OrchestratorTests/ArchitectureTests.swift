@@ -3,8 +3,8 @@ import Testing
 
 @testable import Orchestrator
 
-/// Promises about the code's shape that a compiler does not check, and the one place exit statuses live.
-@Suite("Architecture and documentation")
+/// Promises about the code's shape that a compiler does not check (the documentation's are in `DocumentationTests`).
+@Suite("Architecture")
 struct ArchitectureTests {
     static func swiftFiles(under relative: String) throws -> [String] {
         let root = RigTesting.path(relative)
@@ -42,12 +42,5 @@ struct ArchitectureTests {
         }
         // Not vacuous: the files were read and their imports found.
         #expect(seen.isSuperset(of: ["BLECore", "Foundation", "GRDB"]))
-    }
-
-    @Test("the README documents exactly the exit statuses blerig uses")
-    func readmeExitStatuses() throws {
-        let readme = try String(contentsOfFile: RigTesting.path("README.md"), encoding: .utf8)
-        #expect(readme.contains(ExitStatus.table))
-        #expect(ExitStatus.allCases.map(\.rawValue) == [0, 1, 2, 3, 4, 130])
     }
 }

@@ -9,7 +9,7 @@ public struct CompanyIdentifier: RawRepresentable, Hashable, Sendable, CustomStr
     public static let nordicSemiconductor = Self(rawValue: 0x0059)
     public static let espressif = Self(rawValue: 0x02E5)
     /// 0xFFFF: reserved for internal use and interoperability tests; never assigned to a company. The rig's test
-    /// firmware uses it (see device-profiles.md).
+    /// firmware uses it (see docs/board-contract.md).
     public static let testing = Self(rawValue: 0xFFFF)
 
     /// `0xFFFF`.

@@ -1,8 +1,8 @@
 import BLECore
 import Foundation
 
-/// The six states of the ESP-Point case study's connection state machine (device-profiles.md, "What the case
-/// study measured").
+/// The six states of the ESP-Point case study's connection state machine (docs/suites.md, "The central's
+/// connection state machine").
 public enum ConnectionState: String, Sendable, Hashable, Codable, CaseIterable, CustomStringConvertible {
     /// No board is paired: scanning for one (once the radio is on).
     case unpairedScanning

@@ -1,10 +1,10 @@
 import BLECore
 import DeviceProfiles
 
-/// The central's side of the esp-point OTA protocol (device-profiles.md §1, "OTA") as a sans-I/O state machine:
-/// events in (a session is ready, a notification, the link took a frame, a timeout, the link went down, the
-/// Firmware Revision after the reboot, pause and resume), actions out (write a control request, send frame k,
-/// wait, reconnect, read the Firmware Revision, done). ``OTATransfer`` is the shell that carries the actions out.
+/// The central's side of the esp-point OTA protocol (docs/board-contract.md, esp-point "OTA") as a sans-I/O state
+/// machine: events in (a session is ready, a notification, the link took a frame, a timeout, the link went down, the
+/// Firmware Revision after the reboot, pause and resume), actions out (write a control request, send frame k, wait,
+/// reconnect, read the Firmware Revision, done). ``OTATransfer`` is the shell that carries the actions out.
 ///
 /// At most `window` unacknowledged batches are in flight: frames `acked ..< acked + window × batch`. A NAK
 /// rewinds to the board's expected frame; a lost link resumes, after a reconnect, from the next_seq the board

@@ -35,7 +35,7 @@ public enum UUIDNames {
             (StandardUUID.batteryLevel, "Battery Level"),
             (StandardUUID.heartRateMeasurement, "Heart Rate Measurement"),
             (StandardUUID.bodySensorLocation, "Body Sensor Location"),
-            // The profiles' own (device-profiles.md).
+            // The profiles' own (docs/board-contract.md).
             (EspPoint.sensorService, "esp-point Sensor"),
             (EspPoint.reading, "esp-point Reading"),
             (EspPoint.logControl, "esp-point Log Control"),

@@ -1,9 +1,9 @@
 import DeviceProfiles
 
-/// The app's alert policy for an hrm (device-profiles.md §3), sans-I/O: heart rates in, the Alert Level to write
-/// out. Above ``raiseAbove`` bpm it asks for `redAlert`, below ``clearBelow`` for `turnOff`, and only when the
-/// state changes: between the thresholds (the hysteresis band) and on repeated values it asks for nothing, so the
-/// light never flickers and no write repeats.
+/// The app's alert policy for an hrm (docs/board-contract.md, "hrm"), sans-I/O: heart rates in, the Alert Level to
+/// write out. Above ``raiseAbove`` bpm it asks for `redAlert`, below ``clearBelow`` for `turnOff`, and only when the
+/// state changes: between the thresholds (the hysteresis band) and on repeated values it asks for nothing, so the light
+/// never flickers and no write repeats.
 public struct AlertPolicy: Sendable, Hashable {
     public static let defaultRaiseAbove = 140
     public static let defaultClearBelow = 125

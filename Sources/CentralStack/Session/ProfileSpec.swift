@@ -51,7 +51,7 @@ public struct ProfileSpec: Sendable, Hashable {
         hasher.combine(onDemand)
     }
 
-    /// The spec of each profile in device-profiles.md.
+    /// The spec of each profile in docs/board-contract.md.
     public static func standard(_ profile: Profile) -> ProfileSpec {
         switch profile {
         case .espPoint:

@@ -5,7 +5,7 @@ import GRDB
 /// hold a queue written by any of them; migrating one must keep every pending reading (the case study lost 200
 /// users' data in a migration that emptied the queue).
 ///
-/// - `v1`: `item(id, board, payload, createdAt)`: a reading record (14 bytes, device-profiles.md §1) from a board.
+/// - `v1`: `item(id, board, payload, createdAt)`: a reading record (14 bytes, docs/board-contract.md) from a board.
 /// - `v2`: retry bookkeeping: `retryCount`, `lastError`.
 /// - `v3`: the idempotency key (board serial + seq, unique) and dead letters. Rows are rebuilt into a new table:
 ///   `seq` comes from the payload's first four bytes; rows that v1/v2 held twice for the same key are merged into

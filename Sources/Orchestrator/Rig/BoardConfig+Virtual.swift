@@ -92,14 +92,14 @@ extension BoardConfig {
     }
 
     /// The simulated firmware: `firmware: 1.5.0`, or a mapping with `version` and, for an esp-point, the sampling
-    /// and flash log settings of device-profiles.md ("Reading record").
+    /// and flash log settings of docs/board-contract.md (esp-point "Reading").
     public struct Firmware: Hashable, Sendable {
         public static let sampleIntervalRange = 1...86_400
         public static let logCapacityRange = 1...1_000_000
         public static let defaultSampleIntervalS = 3_600
         public static let defaultLogCapacity = 2_048
 
-        /// Nil: the profile's test firmware (1.4.2 for an esp-point, per device-profiles.md).
+        /// Nil: the profile's test firmware (1.4.2 for an esp-point, per docs/board-contract.md).
         public var version: FirmwareVersion?
         /// esp-point: seconds between readings until the central sets another interval.
         public var sampleIntervalS: Int

@@ -33,7 +33,7 @@ public struct BoardConfig: Hashable, Sendable {
 
     /// The board's serial console, also used to reset it.
     public struct Serial: Hashable, Sendable {
-        /// How the rig resets the board through the serial port (device-profiles.md, "Resets and power"): a preset
+        /// How the rig resets the board through the serial port (docs/board-contract.md, "Resets, power and boot"): a preset
         /// (`esp32-classic`, `esp32-unix-tight`, `esp32-usb-jtag`, `hard-reset`, `run-only`, `arduino-1200-touch`,
         /// `dtr-pulse`), `none`, or a sequence in esptool's grammar (`"R1|W0.25|R0"`, the board's run reset).
         public typealias Reset = ResetWiring
@@ -92,7 +92,7 @@ public struct BoardConfig: Hashable, Sendable {
     }
 
     public var id: String
-    /// The device profile (device-profiles.md), shared with the virtual farm and the central stack.
+    /// The device profile (docs/board-contract.md), shared with the virtual farm and the central stack.
     public var profile: Profile
     public var match: Match?
     public var serial: Serial?

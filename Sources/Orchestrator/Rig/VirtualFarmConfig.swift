@@ -28,7 +28,7 @@ public struct VirtualFarmConfig: Hashable, Sendable {
         case leCoded = "coded"
     }
 
-    /// The modelled radio link (architecture.md, "The virtual link model").
+    /// The modelled radio link (docs/architecture.md, "The virtual link model").
     public struct Link: Hashable, Sendable {
         public static let intervalRange = 7.5...4_000.0
         public static let intervalStep = 1.25

@@ -1,5 +1,5 @@
-/// How `blerig` exits: the one place these numbers are defined. The CLI, `--help` and the README all print
-/// ``table``, and a test keeps the README in step with it.
+/// How `blerig` exits: the one place these numbers are defined. The CLI, `--help` and docs/cli.md all print
+/// ``table``, and a test (`DocumentationTests`) keeps docs/cli.md in step with it.
 public enum ExitStatus: Int32, Sendable, CaseIterable, CustomStringConvertible {
     /// Every check passed.
     case passed = 0
@@ -17,7 +17,7 @@ public enum ExitStatus: Int32, Sendable, CaseIterable, CustomStringConvertible {
     /// are marked interrupted and every report is written. 128 + SIGINT, as shells report an interrupted command.
     case interrupted = 130
 
-    /// One line per status, for `--help` and the README:
+    /// One line per status, for `--help` and docs/cli.md:
     /// ```
     ///   0    every check passed
     /// ```

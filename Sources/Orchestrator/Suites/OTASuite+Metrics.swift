@@ -3,7 +3,7 @@ import Foundation
 import Reports
 
 extension OTARun {
-    /// The `ota.*` metrics (architecture.md, "What is measured"), each with its definition.
+    /// The `ota.*` metrics (docs/architecture.md, "Metrics"), each with its definition.
     enum Metric {
         /// Also kept as one raw sample of the check (an update per check).
         static func duration(_ report: OTAReport) -> MeasuredValue {

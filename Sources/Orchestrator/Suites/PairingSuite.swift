@@ -4,7 +4,7 @@ import CentralStack
 import DeviceProfiles
 import Reports
 
-/// `pairing` (esp-point boards; device-profiles.md §1 "Pairing and authentication"), one connection per check:
+/// `pairing` (esp-point boards; docs/board-contract.md, "Pairing and authentication"), one connection per check:
 ///
 /// 1. `pair in pairing mode`: PAIR_BEGIN must be refused (status 3) while the board is not in pairing mode; the
 ///    suite then puts it there with the console's `pair` (the button) — or, without a console, with FACTORY_RESET

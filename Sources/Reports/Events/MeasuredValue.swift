@@ -1,5 +1,5 @@
 /// One number a test measured: which metric, which statistic of it, the value and unit, and the definition of
-/// what was timed or counted. Metric names are the ones in the architecture ("What is measured"), such as
+/// what was timed or counted. Metric names are the ones in docs/architecture.md ("Metrics"), such as
 /// `handshake.connect_ms`; reports, gates and history all key on them. No number without its definition.
 public struct MeasuredValue: Codable, Sendable, Hashable {
     /// The metric, e.g. `handshake.ready_ms`, `ota.throughput_kBps`, `link.drop_rate`.

@@ -24,7 +24,7 @@ public struct VirtualResetLines: ResetControl, @unchecked Sendable {
     let board: VirtualBoard
     public let kinds: [ResetKind]
 
-    /// How long EN is held low (device-profiles.md: "RTS on 100 ms, off").
+    /// How long EN is held low (docs/board-contract.md, "Resets, power and boot").
     public static let pulse: Duration = .milliseconds(100)
 
     public func reset(_ kind: ResetKind) async throws(BenchError) {

@@ -2,7 +2,7 @@ import BLECore
 import DeviceProfiles
 
 /// One simulated board: the hardware around a ``BoardFirmware`` — power, a radio, a GATT server, and a serial
-/// console. It boots with the console lines of device-profiles.md, advertises, takes one central at a time, and
+/// console. It boots with the console lines of docs/board-contract.md, advertises, takes one central at a time, and
 /// loses everything in RAM (links, subscriptions, timers) when it is reset or loses power.
 ///
 /// Its radio is a ``BoardRadio``: the ``VirtualAir`` on the virtual farm, or a controller of its own when it is
@@ -362,7 +362,8 @@ public final class VirtualBoard: AirPeripheral, @unchecked Sendable {
 
     // MARK: Console input
 
-    /// A line typed on the board's serial console (device-profiles.md: `status`, `reboot`, `pair`, …).
+    /// A line typed on the board's serial console (docs/board-contract.md, "The serial console": `status`, `reboot`,
+    /// `pair`, …).
     public func type(_ line: String) {
         sim.assertIsolated()
         guard isPowered, !inBootloader, server != nil else { return }

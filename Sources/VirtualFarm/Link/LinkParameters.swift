@@ -1,6 +1,6 @@
 import BLECore
 
-/// The settings of the modelled radio link (see architecture.md, "The virtual link model").
+/// The settings of the modelled radio link (docs/architecture.md, "The virtual link model").
 public struct LinkParameters: Sendable, Hashable {
     /// Time between connection events (7.5 ms … 4 s, in steps of 1.25 ms).
     public var connectionInterval: Duration

@@ -16,7 +16,7 @@ struct TemporaryDirectory {
     func cleanup() { try? FileManager.default.removeItem(atPath: path) }
 }
 
-/// A 14-byte esp-point reading record with `seq` (device-profiles.md §1).
+/// A 14-byte esp-point reading record with `seq` (docs/board-contract.md, esp-point "Reading").
 func record(_ seq: UInt32, unixTime: UInt32 = 1_700_000_000) -> [UInt8] {
     var bytes: [UInt8] = []
     for value in [seq, unixTime] {

@@ -1,8 +1,8 @@
 import BLECore
 import DeviceProfiles
 
-/// The esp-point's bootloader and the new image's self-test (device-profiles.md §1, "OTA": ACTIVATE reboots into
-/// the new bank as "pending verify"; if it passes its self-test it is committed, otherwise the bootloader rolls
+/// The esp-point's bootloader and the new image's self-test (docs/board-contract.md, esp-point "OTA": ACTIVATE reboots
+/// into the new bank as "pending verify"; if it passes its self-test it is committed, otherwise the bootloader rolls
 /// back), and the OTA console commands of the test firmware.
 ///
 /// The bootloader always keeps a bootable bank: `otadata` names a pending bank only once its image is verified, a

@@ -2,7 +2,7 @@ import BLECore
 import Crypto
 import DeviceProfiles
 
-/// Command, Command Status and Auth (device-profiles.md §1, "Command" and "Pairing and authentication").
+/// Command, Command Status and Auth (docs/board-contract.md, esp-point "Commands" and "Pairing and authentication").
 extension EspPointFirmware {
     /// How long REBOOT waits before resetting, so its status notification leaves the radio first.
     static let rebootDelay: Duration = .milliseconds(300)

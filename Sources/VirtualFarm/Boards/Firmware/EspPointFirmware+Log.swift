@@ -1,8 +1,8 @@
 import BLECore
 import DeviceProfiles
 
-/// Log Control and Log Data (device-profiles.md §1, "Log Control"): STATUS, READ and ACK, answered by indications
-/// on Log Control; READ streams the records on Log Data.
+/// Log Control and Log Data (docs/board-contract.md, esp-point "Log Control and Log Data"): STATUS, READ and ACK,
+/// answered by indications on Log Control; READ streams the records on Log Data.
 extension EspPointFirmware {
     /// How long the firmware waits for a free transmit buffer before trying the next Log Data notification (the
     /// NimBLE host retries on its congestion callback; a few milliseconds is a connection event or less).

@@ -2,7 +2,7 @@ import BLECore
 import Crypto
 import DeviceProfiles
 
-/// The OTA protocol on the board (device-profiles.md §1, "OTA"): START (erase, or resume from the persisted
+/// The OTA protocol on the board (docs/board-contract.md, esp-point "OTA"): START (erase, or resume from the persisted
 /// next_seq), data frames checked and programmed into the inactive bank with flash timing, an ACK every `batch`
 /// frames, NAK and discard until the expected frame, FINISH's verification, ACTIVATE into "pending verify". The
 /// bootloader side (which bank boots, the self-test, commit or rollback) is in `+Boot`.

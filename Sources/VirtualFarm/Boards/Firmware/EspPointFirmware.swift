@@ -1,9 +1,9 @@
 import BLECore
 import DeviceProfiles
 
-/// The rig's ESP32 test firmware on an esp-point board (device-profiles.md §1): Device Information, Battery, the
-/// Sensor service with its flash log, commands with pairing and challenge–response authentication, and OTA with two
-/// banks (`+OTA`, `+OTAState`, `+Boot`).
+/// The rig's ESP32 test firmware on an esp-point board (docs/board-contract.md, "esp-point"): Device Information,
+/// Battery, the Sensor service with its flash log, commands with pairing and challenge–response authentication, and OTA
+/// with two banks (`+OTA`, `+OTAState`, `+Boot`).
 ///
 /// State is kept where the chip keeps it. Flash (NVS and the log partition) survives every reset: the pairing
 /// key, pairing mode, the sample interval and the log with its sequence counter. The RTC domain survives resets

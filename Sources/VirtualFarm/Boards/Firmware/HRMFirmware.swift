@@ -1,8 +1,8 @@
 import BLECore
 import DeviceProfiles
 
-/// The heart-rate monitor of the Core Bluetooth articles (device-profiles.md §3): a Heart Rate Measurement every
-/// second following the board's ``HeartRatePattern``, the body sensor location, an alert light the central
+/// The heart-rate monitor of the Core Bluetooth articles (docs/board-contract.md, "hrm"): a Heart Rate Measurement
+/// every second following the board's ``HeartRatePattern``, the body sensor location, an alert light the central
 /// switches with `redAlert` / `turnOff`, and a battery.
 final class HRMFirmware: BoardFirmware {
     let profile = Profile.hrm

@@ -1,8 +1,8 @@
 import BLECore
 import DeviceProfiles
 
-/// The Arduino tutorial sketch on a Nano 33 BLE Sense (device-profiles.md §2): an LED the central switches and a
-/// temperature sensor read once a second and notified when subscribed. No pairing, no log, no OTA.
+/// The Arduino tutorial sketch on a Nano 33 BLE Sense (docs/board-contract.md, "nano33-ble-sense"): an LED the central
+/// switches and a temperature sensor read once a second and notified when subscribed. No pairing, no log, no OTA.
 final class Nano33Firmware: BoardFirmware {
     let profile = Profile.nano33BLESense
     let version: FirmwareVersion
