@@ -11,7 +11,7 @@ INTEROP_PYTHON ?= python3
 INTEROP_PINS := rootcanal==1.10.0 bumble==0.0.236
 INTEROP_APT_PACKAGES := python3 python3-venv
 
-.PHONY: deps test-deps interop-deps install-packages build run test bench bench-hci bench-ota bench-sync clean
+.PHONY: deps test-deps interop-deps install-packages build run test bench bench-hci bench-ota bench-sync bench-history clean
 
 # deps: install whichever of the apt packages above are missing (non-interactive; sudo when not root)
 deps:
@@ -61,9 +61,13 @@ run: build interop-deps
 	.build/debug/blerig run rigs/virtual.yaml $(ARGS)
 
 # test: build the tests, then run them; the interop tier (rootcanal, Bumble) runs in a process of its own, so its
-# sockets and children never meet the descriptor checks of the transport tests
+# sockets and children never meet the descriptor checks of the transport tests. The history tests get a private
+# PostgreSQL server (Debian's postgresql, installed if missing) on a Unix socket, stopped when the tests end.
 test: test-deps interop-deps
 	$(SWIFT) build --build-tests
+	@set -e; pg=$$(mktemp -d /tmp/blerig-pg.XXXXXX); trap 'bash Tests/HistoryTests/postgres.sh stop "$$pg"' EXIT; \
+	url=$$(bash Tests/HistoryTests/postgres.sh start "$$pg"); export BLERIG_TEST_POSTGRES_URL="$$url"; \
+	echo "$(SWIFT) test --skip-build --skip InteropTests (PostgreSQL at $$BLERIG_TEST_POSTGRES_URL)"; \
 	$(SWIFT) test --skip-build --skip InteropTests
 	$(SWIFT) test --skip-build --filter InteropTests
 
@@ -92,6 +96,13 @@ bench-ota: deps
 bench-sync: deps
 	$(SWIFT) build -c release --product blerig
 	.build/release/blerig bench sync $(ARGS)
+
+# bench-history: release build; history insert of a 1024-board run, SQLite and a private PostgreSQL side by side
+bench-history: deps
+	$(SWIFT) build -c release --product blerig
+	@set -e; pg=$$(mktemp -d /tmp/blerig-pg.XXXXXX); trap 'bash Tests/HistoryTests/postgres.sh stop "$$pg"' EXIT; \
+	url=$$(bash Tests/HistoryTests/postgres.sh start "$$pg"); \
+	.build/release/blerig bench history --postgres "$$url" $(ARGS)
 
 # clean: remove the build and every run's reports (reports/README.md stays)
 clean:

@@ -8,7 +8,7 @@ extension Blerig {
         static let configuration = CommandConfiguration(
             abstract:
                 "Measure campaigns: wall time, CPU time, peak memory and bench time, each run in its own process.",
-            subcommands: [Campaign.self, Scale.self, HCIComparison.self, OTA.self, Sync.self],
+            subcommands: [Campaign.self, Scale.self, HCIComparison.self, OTA.self, Sync.self, HistoryInsert.self],
             defaultSubcommand: Campaign.self)
     }
 }

@@ -17,7 +17,10 @@ struct Blerig: AsyncParsableCommand {
             Exit status:
             \(ExitStatus.table)
             """,
-        subcommands: [Run.self, Bench.self, Scan.self, Probe.self, Adapters.self, Central.self, SyncAgentCommand.self])
+        subcommands: [
+            Run.self, Bench.self, Scan.self, Probe.self, Adapters.self, Central.self, SyncAgentCommand.self,
+            HistoryCommand.self, Compare.self, Baseline.self, Leases.self,
+        ])
 
     /// Parses and runs; argument errors exit with the usage status blerig documents, not the parser's own 64.
     static func main() async {
@@ -94,6 +97,8 @@ extension Blerig {
         @Flag(name: .shortAndLong, help: "Print only failures and the summary.")
         var quiet = false
 
+        @OptionGroup var history: RunHistoryOptions
+
         func validate() throws {
             guard !out.isEmpty else { throw ValidationError("--out must name a directory, not ''") }
         }
@@ -106,9 +111,13 @@ extension Blerig {
             defer { withExtendedLifetime(signals) {} }
             let quiet = quiet
             let result: CampaignResult
+            let recording = try await history.recording(out: out, rigFile: campaign.rig, errors: errors)
             do {
                 result = try await campaign.campaign().run(
-                    RunOptions(outputRoot: out, timeout: timeout), control: control
+                    RunOptions(
+                        outputRoot: out, timeout: timeout, leasing: recording.leasing,
+                        provenance: recording.provenance),
+                    control: control
                 ) { line in
                     if !quiet || line.contains("FAILED") || line.contains("ERROR") || line.contains("INTERRUPTED")
                         || line.hasPrefix("run ")
@@ -128,10 +137,12 @@ extension Blerig {
                 errors.print("blerig: what the report directory could not take is in \(rescue)/")
             }
             if let interruption = result.interruption { errors.print("blerig: run stopped: \(interruption)") }
+            let stored = await history.store(result, in: recording, output: output, errors: errors)
             output.print(
                 "reports: \(result.directory)/ (junit.xml, run.jsonl, summary.txt, captures/, console/); "
                     + "\(format(result.benchTime.seconds)) s of bench time in \(format(result.wallTime.seconds)) s")
             if result.status != .passed { throw ExitCode(result.status.rawValue) }
+            if !stored { throw ExitCode(ExitStatus.infrastructure.rawValue) }
         }
     }
 }

@@ -18,9 +18,14 @@ extension RunEvent {
         public var wallStart: Date
         /// The host the run ran on.
         public var host: String
+        /// The rig file's SHA-256 (lowercase hex) as the run read it; nil in logs from before it was recorded.
+        public var rigSHA256: String?
+        /// The git revision of the repository the rig file is in (`git rev-parse HEAD`); nil outside a repository.
+        public var rigRevision: String?
 
         public init(
-            runID: String, rig: String, rigFile: String, seed: UInt64?, radio: String, wallStart: Date, host: String
+            runID: String, rig: String, rigFile: String, seed: UInt64?, radio: String, wallStart: Date, host: String,
+            rigSHA256: String? = nil, rigRevision: String? = nil
         ) {
             self.runID = runID
             self.rig = rig
@@ -29,9 +34,13 @@ extension RunEvent {
             self.radio = radio
             self.wallStart = wallStart
             self.host = host
+            self.rigSHA256 = rigSHA256
+            self.rigRevision = rigRevision
         }
 
-        private enum CodingKeys: String, CodingKey { case runID, rig, rigFile, seed, radio, wallStart, host }
+        private enum CodingKeys: String, CodingKey {
+            case runID, rig, rigFile, seed, radio, wallStart, host, rigSHA256, rigRevision
+        }
 
         public init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -42,6 +51,8 @@ extension RunEvent {
             radio = try container.decode(String.self, forKey: .radio)
             wallStart = Date(timeIntervalSince1970: try container.decode(Double.self, forKey: .wallStart))
             host = try container.decode(String.self, forKey: .host)
+            rigSHA256 = try container.decodeIfPresent(String.self, forKey: .rigSHA256)
+            rigRevision = try container.decodeIfPresent(String.self, forKey: .rigRevision)
         }
 
         public func encode(to encoder: any Encoder) throws {
@@ -53,6 +64,8 @@ extension RunEvent {
             try container.encode(radio, forKey: .radio)
             try container.encode(wallStart.timeIntervalSince1970, forKey: .wallStart)
             try container.encode(host, forKey: .host)
+            try container.encodeIfPresent(rigSHA256, forKey: .rigSHA256)
+            try container.encodeIfPresent(rigRevision, forKey: .rigRevision)
         }
     }
 
