@@ -77,7 +77,8 @@ let package = Package(
                 "BLECore", "Orchestrator", "Reports", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            exclude: ["README.md"]
         ),
         .executableTarget(
             name: "blerig",

@@ -39,8 +39,7 @@ public final class LazyHistory: RunHistory {
     public func values(run id: String, board: String?, metric: String?) async throws(HistoryError) -> [ValueRecord] {
         try await open().values(run: id, board: board, metric: metric)
     }
-    public func samples(run id: String, board: String?, metric: String?) async throws(HistoryError) -> [SamplesRecord]
-    {
+    public func samples(run id: String, board: String?, metric: String?) async throws(HistoryError) -> [SamplesRecord] {
         try await open().samples(run: id, board: board, metric: metric)
     }
     public func definitions(run id: String) async throws(HistoryError) -> [String: String] {
@@ -50,7 +49,9 @@ public final class LazyHistory: RunHistory {
         try await open().setBaseline(name, run: run, by: by)
     }
     public func baselines() async throws(HistoryError) -> [BaselineRecord] { try await open().baselines() }
-    public func tryAcquire(resource: String, board: String, owner: String, token: String, ttl: Duration)
+    public func tryAcquire(
+        resource: String, board: String, owner: String, token: String, ttl: Duration
+    )
         async throws(HistoryError) -> LeaseAttempt
     {
         try await open().tryAcquire(resource: resource, board: board, owner: owner, token: token, ttl: ttl)

@@ -1,3 +1,4 @@
+import BLECore
 import Foundation
 import Orchestrator
 
@@ -33,7 +34,7 @@ public struct RunRecording: Sendable {
         let took = start.duration(to: clock.now)
         return "history: stored run \(rows.run.runID) in \(history.location) "
             + "(\(rows.outcomes.count) outcomes, \(rows.values.count) values, \(rows.samples.count) sample sets, "
-            + "\(String(format: "%.0f", Double(took.components.seconds) * 1000 + Double(took.components.attoseconds) / 1e15)) ms)"
+            + "\(String(format: "%.0f", took.milliseconds)) ms)"
     }
 
     public func close() async { await history.close() }

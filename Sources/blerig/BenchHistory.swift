@@ -25,15 +25,21 @@ extension Blerig.Bench {
         @Option(help: "Stores per backend.")
         var repeats = 3
 
-        @Option(help: ArgumentHelp("A PostgreSQL server to measure on (a role that may create databases).", valueName: "URL"))
+        @Option(
+            help: ArgumentHelp(
+                "A PostgreSQL server to measure on (a role that may create databases).", valueName: "URL"))
         var postgres: String?
 
         @Option(help: "The metric read back for one board.")
         var metric = "handshake.ready_ms"
 
+        @Option(help: "Samples per percentile metric for checks that kept none (0: store only what the run kept).")
+        var samples = 100
+
         func validate() throws {
             guard (1...100_000).contains(boards) else { throw ValidationError("--boards must be 1…100000") }
             guard (1...100).contains(repeats) else { throw ValidationError("--repeats must be 1…100") }
+            guard (0...100_000).contains(samples) else { throw ValidationError("--samples must be 0…100000") }
         }
 
         func run() async throws {
@@ -49,14 +55,18 @@ extension Blerig.Bench {
                 throw ExitCode(error.exitStatus.rawValue)
             }
             var measurements: [HistoryBenchmark.Measurement] = []
+            let run = samples > 0 ? HistoryBenchmark.fillingSamples(result.result, perMetric: samples) : result.result
             do {
-                output.print("history insert: a run of \(try HistoryBenchmark.shape(result.result, boards: boards))")
-                output.print("  (the \(result.result.boards.count) boards of \(rig) copied), wall time per store")
+                output.print("history insert: a run of \(try HistoryBenchmark.shape(run, boards: boards))")
+                output.print(
+                    "  (the \(result.result.boards.count) boards of \(rig) copied"
+                        + (samples > 0 ? "; \(samples) samples per percentile metric where a check kept none" : "")
+                        + "), wall time per store")
                 let path = (scratch as NSString).appendingPathComponent("history.sqlite")
                 let sqlite = try SQLiteHistory(path: path)
                 measurements.append(
                     try await HistoryBenchmark.measure(
-                        result.result, boards: boards, repeats: repeats, on: sqlite, backend: "SQLite", metric: metric
+                        run, boards: boards, repeats: repeats, on: sqlite, backend: "SQLite", metric: metric
                     ) {
                         ["", "-wal"].compactMap {
                             (try? FileManager.default.attributesOfItem(atPath: path + $0))?[.size] as? Int
@@ -70,7 +80,7 @@ extension Blerig.Bench {
                         let history = try await PostgresHistory.connect(url)
                         measurements.append(
                             try await HistoryBenchmark.measure(
-                                result.result, boards: boards, repeats: repeats, on: history, backend: "PostgreSQL",
+                                run, boards: boards, repeats: repeats, on: history, backend: "PostgreSQL",
                                 metric: metric))
                         await history.close()
                     } catch {

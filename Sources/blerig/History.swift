@@ -188,7 +188,9 @@ extension RunHistoryOptions {
     }
 
     /// Stores the run; false (after saying why) when it could not be stored.
-    func store(_ result: CampaignResult, in recording: RunRecording, output: LineOutput, errors: LineOutput) async
+    func store(
+        _ result: CampaignResult, in recording: RunRecording, output: LineOutput, errors: LineOutput
+    ) async
         -> Bool
     {
         do {

@@ -51,8 +51,9 @@ struct HistoryStoreTests {
         return result
     }
 
-    @Test("migrations from an empty database reach the newest schema; opening again applies none twice",
-          arguments: Backend.allCases)
+    @Test(
+        "migrations from an empty database reach the newest schema; opening again applies none twice",
+        arguments: Backend.allCases)
     func migrationsFromEmpty(backend: Backend) async throws {
         try await HistoryTesting.withLocation(backend) { location in
             let first = try await History.open(location)
@@ -66,8 +67,9 @@ struct HistoryStoreTests {
         }
     }
 
-    @Test("a real campaign's run round-trips: run, boards, every outcome, every value, samples",
-          arguments: Backend.allCases)
+    @Test(
+        "a real campaign's run round-trips: run, boards, every outcome, every value, samples",
+        arguments: Backend.allCases)
     func campaignRoundTrip(backend: Backend) async throws {
         let campaign = try await Self.campaign.value
         let result = campaign.result
@@ -86,7 +88,9 @@ struct HistoryStoreTests {
             #expect(run.passed == result.counts.passed && run.failed == result.counts.failed)
             #expect(run.skipped == result.counts.skipped && run.errors == result.counts.errors)
             #expect(abs(run.started.timeIntervalSince(result.run!.wallStart)) < 1e-6)
-            #expect(run.ended != nil && run.status == (result.counts.failed + result.counts.errors > 0 ? "failed" : "passed"))
+            #expect(
+                run.ended != nil
+                    && run.status == (result.counts.failed + result.counts.errors > 0 ? "failed" : "passed"))
 
             let boards = try await history.boards(run: id)
             #expect(boards.map(\.board) == result.boards.map(\.id))
@@ -156,7 +160,8 @@ struct HistoryStoreTests {
             try await history.store(rows)
             rows.run.host = "host-b"
             let error = await #expect(throws: HistoryError.self) { try await history.store(rows) }
-            #expect(error?.message.contains("from host host-a is already stored") == true, "\(String(describing: error))")
+            #expect(
+                error?.message.contains("from host host-a is already stored") == true, "\(String(describing: error))")
         }
     }
 
@@ -204,7 +209,8 @@ struct HistoryStoreTests {
             }
             try await history.store(a)
             try await history.store(b)
-            let comparison = try await RunComparison.load(history, a: "run-a", b: "run-b", metric: "handshake.connect_ms")
+            let comparison = try await RunComparison.load(
+                history, a: "run-a", b: "run-b", metric: "handshake.connect_ms")
             #expect(!comparison.metrics.isEmpty)
             let withP50 = comparison.metrics.filter { $0.statistics.contains { $0.statistic == "p50" } }
             #expect(withP50.count >= 2)

@@ -97,8 +97,10 @@ struct LeaseProcessTests {
             HistoryTesting.smallRig(name: "killed-farm", suites: "  - notifications: {duration_s: 86400}"))
         try await HistoryTesting.withLocation(backend) { location in
             let holder = try BlerigProcess(
-                ["run", rig, "--out", HistoryTesting.temporaryDirectory("out"), "--history", Self.argument(location),
-                 "--lease-ttl", "2s"],
+                [
+                    "run", rig, "--out", HistoryTesting.temporaryDirectory("out"), "--history", Self.argument(location),
+                    "--lease-ttl", "2s",
+                ],
                 environment: ["BLERIG_HOST_ID": "doomed"])
             try await holder.waitFor(": leased rig:killed-farm/hrm-01")
             try await holder.waitFor(": leased rig:killed-farm/esp-01")

@@ -36,8 +36,9 @@ struct LeaseTests {
         }
     }
 
-    @Test("an expired lease is taken over, and its old holder can neither renew nor release it",
-          arguments: Backend.allCases)
+    @Test(
+        "an expired lease is taken over, and its old holder can neither renew nor release it",
+        arguments: Backend.allCases)
     func expiredTakeover(backend: Backend) async throws {
         try await HistoryTesting.withHistory(backend) { history in
             _ = try await history.tryAcquire(
@@ -71,8 +72,9 @@ struct LeaseTests {
         }
     }
 
-    @Test("waiting says who holds the board; the lease timeout gives up with a message saying what to do",
-          arguments: Backend.allCases)
+    @Test(
+        "waiting says who holds the board; the lease timeout gives up with a message saying what to do",
+        arguments: Backend.allCases)
     func leaseTimeout(backend: Backend) async throws {
         try await HistoryTesting.withHistory(backend) { history in
             let holder = DatabaseLeasing(store: history, owner: LeaseOwner(name: "ci job 77 on rig-a:4242"))
@@ -114,8 +116,9 @@ struct LeaseTests {
         }
     }
 
-    @Test("a board another run holds is not touched: its checks end as infrastructure errors with the lease message",
-          arguments: Backend.allCases)
+    @Test(
+        "a board another run holds is not touched: its checks end as infrastructure errors with the lease message",
+        arguments: Backend.allCases)
     func campaignWithHeldBoard(backend: Backend) async throws {
         try await HistoryTesting.withHistory(backend) { history in
             let rigPath = try HistoryTesting.rigFile(HistoryTesting.smallRig(name: "held-farm"))

@@ -38,6 +38,27 @@ public enum HistoryBenchmark {
         return enlarged
     }
 
+    /// `result` with `count` raw samples behind each percentile metric of every check that kept none, spread
+    /// between its p50 and p95, so that the stored run carries the sample blobs a run whose suites record their
+    /// samples (`CheckRecorder.record`) would.
+    public static func fillingSamples(_ result: RunResult, perMetric count: Int) -> RunResult {
+        var result = result
+        for b in result.boards.indices {
+            for t in result.boards[b].tests.indices where result.boards[b].tests[t].samples.isEmpty {
+                let test = result.boards[b].tests[t]
+                result.boards[b].tests[t].samples = test.measurements.filter { $0.statistic == .p50 }.map { p50 in
+                    let p95 = test.measurements.first { $0.metric == p50.metric && $0.statistic == .p95 }?.value
+                    let high = p95 ?? p50.value
+                    let values = (0..<count).map {
+                        p50.value + (high - p50.value) * Double($0) / Double(max(1, count - 1))
+                    }
+                    return MetricSamples(metric: p50.metric, unit: p50.unit, values: values)
+                }
+            }
+        }
+        return result
+    }
+
     /// Stores `result` enlarged to `boards` boards `repeats` times into `history` (each time as a new run), times
     /// each store, reads one board's `metric` back, and deletes nothing: use a scratch database.
     public static func measure(

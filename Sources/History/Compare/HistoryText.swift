@@ -6,10 +6,13 @@ public enum HistoryText {
     public static func runs(_ runs: [RunRecord], baselines: [BaselineRecord] = []) -> [String] {
         guard !runs.isEmpty else { return ["no runs in history"] }
         let names = Dictionary(grouping: baselines, by: \.runID).mapValues { $0.map(\.name).sorted() }
-        var lines = ["run id                                     started (UTC)        status   pass/fail/err/skip  host"]
+        var lines = [
+            "run id                                     started (UTC)        status   pass/fail/err/skip  host"
+        ]
         for run in runs {
             let counts = "\(run.passed)/\(run.failed)/\(run.errors)/\(run.skipped)"
-            var line = pad(run.runID, 42) + " " + pad(stamp(run.started), 20) + " " + pad(run.status, 8) + " "
+            var line =
+                pad(run.runID, 42) + " " + pad(stamp(run.started), 20) + " " + pad(run.status, 8) + " "
                 + pad(counts, 19) + " " + run.host
             if let names = names[run.runID] { line += "  [baseline \(names.joined(separator: ", "))]" }
             lines.append(line)
@@ -47,7 +50,8 @@ public enum HistoryText {
             }
             let samples = "samples \(metric.samplesA) → \(metric.samplesB)"
             // VERDICT HOOK: filled in by the Gates target's statistical test (see ChangeJudge).
-            lines.append("    \(samples); verdict: \(metric.verdict ?? "not judged (the statistical test comes with gates)")")
+            lines.append(
+                "    \(samples); verdict: \(metric.verdict ?? "not judged (the statistical test comes with gates)")")
         }
         return lines
     }
@@ -62,7 +66,8 @@ public enum HistoryText {
                 ? "expires in \(DatabaseLeasing.seconds(left))"
                 : "EXPIRED \(DatabaseLeasing.seconds(-left)) ago (free to take over)"
             return "\(lease.resource) (board \(lease.board)): held by \(lease.owner) since "
-                + "\(stamp(lease.acquiredAt)), renewed \(DatabaseLeasing.seconds(now.timeIntervalSince(lease.renewedAt))) "
+                + "\(stamp(lease.acquiredAt)), "
+                + "renewed \(DatabaseLeasing.seconds(now.timeIntervalSince(lease.renewedAt))) "
                 + "ago, \(state)"
         }
     }
@@ -70,7 +75,8 @@ public enum HistoryText {
     static func change(_ statistic: RunComparison.StatisticComparison) -> String {
         guard let change = statistic.change else { return "" }
         let sign = change > 0 ? "+" : ""
-        let relative = statistic.relativeChange.map { String(format: " (%@%.1f %%)", $0 > 0 ? "+" : "", $0 * 100) } ?? ""
+        let relative =
+            statistic.relativeChange.map { String(format: " (%@%.1f %%)", $0 > 0 ? "+" : "", $0 * 100) } ?? ""
         return "\(sign)\(number(change))\(relative)"
     }
 

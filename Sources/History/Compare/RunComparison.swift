@@ -60,7 +60,9 @@ public struct RunComparison: Sendable {
                 metric: value.metric, unit: value.unit)
         }
         func sampleKey(_ samples: SamplesRecord) -> Key {
-            Key(board: samples.board, check: "\(samples.suite)/\(samples.test)", metric: samples.metric, unit: samples.unit)
+            Key(
+                board: samples.board, check: "\(samples.suite)/\(samples.test)", metric: samples.metric,
+                unit: samples.unit)
         }
         var order: [Key] = []
         var statistics: [Key: [(statistic: String, a: Double?, b: Double?)]] = [:]
@@ -69,10 +71,12 @@ public struct RunComparison: Sendable {
                 let k = key(value)
                 if statistics[k] == nil { order.append(k) }
                 var list = statistics[k, default: []]
-                let index = list.firstIndex { $0.statistic == value.statistic } ?? {
-                    list.append((value.statistic, nil, nil))
-                    return list.count - 1
-                }()
+                let index =
+                    list.firstIndex { $0.statistic == value.statistic }
+                    ?? {
+                        list.append((value.statistic, nil, nil))
+                        return list.count - 1
+                    }()
                 if side == 0 { list[index].a = value.value } else { list[index].b = value.value }
                 statistics[k] = list
             }
@@ -86,7 +90,9 @@ public struct RunComparison: Sendable {
             let candidate = rawB[k] ?? []
             return MetricComparison(
                 board: k.board, check: k.check, metric: k.metric, unit: k.unit,
-                statistics: (statistics[k] ?? []).map { StatisticComparison(statistic: $0.statistic, a: $0.a, b: $0.b) },
+                statistics: (statistics[k] ?? []).map {
+                    StatisticComparison(statistic: $0.statistic, a: $0.a, b: $0.b)
+                },
                 samplesA: baseline.count, samplesB: candidate.count,
                 verdict: judge?.judge(metric: k.metric, baseline: baseline, candidate: candidate))
         }

@@ -21,7 +21,8 @@ public struct DatabaseLeasing: BoardLeasing {
     public static let defaultTimeout: Duration = .seconds(600)
 
     public init(
-        store: any LeaseStore, owner: LeaseOwner, ttl: Duration = Self.defaultTTL, timeout: Duration = Self.defaultTimeout,
+        store: any LeaseStore, owner: LeaseOwner, ttl: Duration = Self.defaultTTL,
+        timeout: Duration = Self.defaultTimeout,
         lost: @escaping @Sendable (String) -> Void = { _ in }
     ) {
         self.store = store
@@ -58,7 +59,8 @@ public struct DatabaseLeasing: BoardLeasing {
                     lastHolder = record.token
                     waiting(
                         "waiting for \(key.resource): held by \(record.owner) since \(Self.time(record.acquiredAt)), "
-                            + "lease expires in \(Self.seconds(record.expiresAt.timeIntervalSince(now))) unless renewed; "
+                            + "lease expires in \(Self.seconds(record.expiresAt.timeIntervalSince(now))) "
+                            + "unless renewed; "
                             + "giving up after \(Self.seconds(timeout.seconds)) (--lease-timeout)")
                 }
             }
@@ -103,7 +105,9 @@ final class HeldLease: BoardLease {
                     do { try await Task.sleep(for: ttl / 3) } catch { return }
                     do {
                         if try await store.renew(resource: resource, token: token, ttl: ttl) == nil {
-                            lost("board \(board): the lease on \(resource) was lost (it expired and another run took it)")
+                            lost(
+                                "board \(board): the lease on \(resource) was lost (it expired and another run took it)"
+                            )
                             return
                         }
                     } catch {
@@ -124,8 +128,9 @@ final class HeldLease: BoardLease {
         task.cancel()
         await task.value
         do { try await leasing.store.release(resource: record.resource, token: record.token) } catch {
-            leasing.lost("board \(record.board): could not release the lease on \(record.resource): \(error) "
-                + "(it expires by itself)")
+            leasing.lost(
+                "board \(record.board): could not release the lease on \(record.resource): \(error) "
+                    + "(it expires by itself)")
         }
     }
 }

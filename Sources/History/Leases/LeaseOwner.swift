@@ -15,7 +15,9 @@ public struct LeaseOwner: Sendable, Hashable {
 
     /// This process: the CI job from `CI_JOB_ID` (GitLab) or `GITHUB_RUN_ID` (GitHub Actions) if set, then
     /// `host:pid` with `host` the host id.
-    public static func current(host: String, environment: [String: String] = ProcessInfo.processInfo.environment)
+    public static func current(
+        host: String, environment: [String: String] = ProcessInfo.processInfo.environment
+    )
         -> LeaseOwner
     {
         let process = "\(host):\(getpid())"

@@ -41,7 +41,9 @@ public enum LeaseAttempt: Sendable, Hashable {
 /// from the database's clock where it has one (PostgreSQL), so hosts with skewed clocks agree on expiry.
 public protocol LeaseStore: Sendable {
     /// Takes the lease on `resource` unless another token holds it unexpired: in one atomic step.
-    func tryAcquire(resource: String, board: String, owner: String, token: String, ttl: Duration)
+    func tryAcquire(
+        resource: String, board: String, owner: String, token: String, ttl: Duration
+    )
         async throws(HistoryError) -> LeaseAttempt
 
     /// Extends the lease by `ttl` from now if `token` still holds it; nil when it does not (it expired and was

@@ -9,7 +9,9 @@ extension PostgresHistory {
     static let now = "extract(epoch FROM clock_timestamp())::float8"
     static let leaseColumns = "resource, board, owner, token, acquired_at, renewed_at, expires_at"
 
-    public func tryAcquire(resource: String, board: String, owner: String, token: String, ttl: Duration)
+    public func tryAcquire(
+        resource: String, board: String, owner: String, token: String, ttl: Duration
+    )
         async throws(HistoryError) -> LeaseAttempt
     {
         // A holder may release between our failed take and our look at who holds it: then try again.
@@ -27,7 +29,10 @@ extension PostgresHistory {
                 """)
             if let lease = taken.first { return .acquired(lease.lease) }
             if let holder = try await leaseRows(
-                "SELECT \(unescaped: Self.leaseColumns), \(unescaped: Self.now) AS now FROM leases WHERE resource = \(resource)"
+                """
+                SELECT \(unescaped: Self.leaseColumns), \(unescaped: Self.now) AS now FROM leases
+                WHERE resource = \(resource)
+                """
             ).first {
                 return .held(by: holder.lease, now: holder.now)
             }
@@ -48,7 +53,10 @@ extension PostgresHistory {
     @discardableResult
     public func release(resource: String, token: String) async throws(HistoryError) -> Bool {
         try await !leaseRows(
-            "DELETE FROM leases WHERE resource = \(resource) AND token = \(token) RETURNING \(unescaped: Self.leaseColumns)"
+            """
+            DELETE FROM leases WHERE resource = \(resource) AND token = \(token)
+            RETURNING \(unescaped: Self.leaseColumns)
+            """
         ).isEmpty
     }
 

@@ -32,17 +32,23 @@ extension PostgresHistory {
 
     public func boards(run id: String) async throws(HistoryError) -> [BoardRecord] {
         var identity: [String: [IdentityField]] = [:]
-        for (board, field) in try await rows(HistoryQueries.identity, [id], {
-            (try $0["board"].decode(String.self),
-             IdentityField(key: try $0["key"].decode(String.self), value: try $0["value"].decode(String.self)))
-        }) {
+        for (board, field) in try await rows(
+            HistoryQueries.identity, [id],
+            {
+                (
+                    try $0["board"].decode(String.self),
+                    IdentityField(key: try $0["key"].decode(String.self), value: try $0["value"].decode(String.self))
+                )
+            })
+        {
             identity[board, default: []].append(field)
         }
         return try await rows(HistoryQueries.boards, [id]) {
             let board = try $0["board"].decode(String.self)
             return BoardRecord(
                 board: board, profile: try $0["profile"].decode(String?.self),
-                firmware: try $0["firmware"].decode(String?.self), finalState: try $0["final_state"].decode(String?.self),
+                firmware: try $0["firmware"].decode(String?.self),
+                finalState: try $0["final_state"].decode(String?.self),
                 identity: identity[board] ?? [])
         }
     }
@@ -73,8 +79,7 @@ extension PostgresHistory {
         }
     }
 
-    public func samples(run id: String, board: String?, metric: String?) async throws(HistoryError) -> [SamplesRecord]
-    {
+    public func samples(run id: String, board: String?, metric: String?) async throws(HistoryError) -> [SamplesRecord] {
         let sql = HistoryQueries.filtered(
             HistoryQueries.sampleColumns, from: "metric_samples", board: board != nil, metric: metric != nil)
         let database = url.description
@@ -98,9 +103,12 @@ extension PostgresHistory {
 
     public func definitions(run id: String) async throws(HistoryError) -> [String: String] {
         var definitions: [String: String] = [:]
-        for (metric, definition) in try await rows(HistoryQueries.definitions, [id], {
-            (try $0["metric"].decode(String.self), try $0["definition"].decode(String.self))
-        }) {
+        for (metric, definition) in try await rows(
+            HistoryQueries.definitions, [id],
+            {
+                (try $0["metric"].decode(String.self), try $0["definition"].decode(String.self))
+            })
+        {
             definitions[metric] = definitions[metric] ?? definition
         }
         return definitions
@@ -135,7 +143,8 @@ extension PostgresHistory {
             runID: try row["run_id"].decode(String.self), rig: try row["rig"].decode(String.self),
             rigFile: try row["rig_file"].decode(String.self), rigSHA256: try row["rig_sha256"].decode(String?.self),
             rigRevision: try row["rig_revision"].decode(String?.self), host: try row["host"].decode(String.self),
-            radio: try row["radio"].decode(String.self), seed: try row["seed"].decode(String?.self).flatMap { UInt64($0) },
+            radio: try row["radio"].decode(String.self),
+            seed: try row["seed"].decode(String?.self).flatMap { UInt64($0) },
             started: Date(timeIntervalSince1970: try row["started_at"].decode(Double.self)),
             ended: try row["ended_at"].decode(Double?.self).map(Date.init(timeIntervalSince1970:)),
             benchSeconds: try row["bench_seconds"].decode(Double?.self),

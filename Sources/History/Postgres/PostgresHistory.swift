@@ -26,8 +26,10 @@ public final class PostgresHistory: RunHistory {
             case .tcp(let host, let port):
                 PostgresClient.Configuration(
                     host: host, port: port, username: url.user, password: url.password, database: url.database,
-                    tls: url.tls == .disable ? .disable
-                        : url.tls == .require ? .require(.makeClientConfiguration()) : .prefer(.makeClientConfiguration()))
+                    tls: url.tls == .disable
+                        ? .disable
+                        : url.tls == .require
+                            ? .require(.makeClientConfiguration()) : .prefer(.makeClientConfiguration()))
             case .socket(let path):
                 PostgresClient.Configuration(
                     unixSocketPath: path, username: url.user, password: url.password, database: url.database)
@@ -71,7 +73,8 @@ public final class PostgresHistory: RunHistory {
                 }
                 for migration in HistorySchema.migrations where !applied.contains(migration.version) {
                     for statement in migration.statements {
-                        try await connection.query(PostgresQuery(unsafeSQL: statement.sql(.postgres)), logger: self.logger)
+                        try await connection.query(
+                            PostgresQuery(unsafeSQL: statement.sql(.postgres)), logger: self.logger)
                     }
                     try await connection.query(
                         """

@@ -8,7 +8,8 @@ public enum PostgresScratch {
     /// Creates a new, empty database next to `url`'s and returns the URL that names it.
     public static func create(beside url: PostgresURL, prefix: String) async throws(HistoryError) -> PostgresURL {
         var scratch = url
-        scratch.database = "\(prefix)_\(UUID().uuidString.prefix(12).lowercased().replacingOccurrences(of: "-", with: ""))"
+        scratch.database =
+            "\(prefix)_\(UUID().uuidString.prefix(12).lowercased().replacingOccurrences(of: "-", with: ""))"
         try await admin(url, "CREATE DATABASE \"\(scratch.database)\"")
         return scratch
     }

@@ -32,7 +32,9 @@ public struct PostgresURL: Sendable, Hashable, CustomStringConvertible {
         let (authority, pathAndQuery) =
             rest.firstIndex(of: "/").map { (rest[..<$0], rest[$0...]) } ?? (rest, Substring(""))
         let (path, query) =
-            pathAndQuery.firstIndex(of: "?").map { (pathAndQuery[..<$0], pathAndQuery[pathAndQuery.index(after: $0)...]) }
+            pathAndQuery.firstIndex(of: "?").map {
+                (pathAndQuery[..<$0], pathAndQuery[pathAndQuery.index(after: $0)...])
+            }
             ?? (pathAndQuery, Substring(""))
         var userInfo = Substring("")
         var hostPort = authority

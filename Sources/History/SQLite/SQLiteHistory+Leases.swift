@@ -6,7 +6,9 @@ import GRDB
 /// transaction, which takes SQLite's write lock before it reads, so a check-then-take cannot interleave with
 /// another process's.
 extension SQLiteHistory {
-    public func tryAcquire(resource: String, board: String, owner: String, token: String, ttl: Duration)
+    public func tryAcquire(
+        resource: String, board: String, owner: String, token: String, ttl: Duration
+    )
         async throws(HistoryError) -> LeaseAttempt
     {
         try await write { db in

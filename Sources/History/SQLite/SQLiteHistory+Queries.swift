@@ -56,8 +56,7 @@ extension SQLiteHistory {
         }
     }
 
-    public func samples(run id: String, board: String?, metric: String?) async throws(HistoryError) -> [SamplesRecord]
-    {
+    public func samples(run id: String, board: String?, metric: String?) async throws(HistoryError) -> [SamplesRecord] {
         let sql = HistoryQueries.sqlite(
             HistoryQueries.filtered(
                 HistoryQueries.sampleColumns, from: "metric_samples", board: board != nil, metric: metric != nil))

@@ -22,7 +22,10 @@ public enum SampleEncoding {
         guard data.count % 4 == 0 else { return nil }
         return data.withUnsafeBytes { raw in
             (0..<data.count / 4).map { index in
-                Double(Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: index * 4, as: UInt32.self))))
+                Double(
+                    Float(
+                        bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: index * 4, as: UInt32.self)))
+                )
             }
         }
     }

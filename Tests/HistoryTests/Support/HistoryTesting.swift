@@ -82,10 +82,10 @@ enum HistoryTesting {
     static func smallRig(
         name: String = "history-farm", seed: Int = 42,
         suites: String = """
-              - discovery
-              - handshake: {connections: 6}
-              - commands: {repetitions: 2}
-            """
+          - discovery
+          - handshake: {connections: 6}
+          - commands: {repetitions: 2}
+        """
     ) -> String {
         """
         rig: \(name)
