@@ -60,7 +60,7 @@ extension Blerig.Bench {
                 output.print("history insert: a run of \(try HistoryBenchmark.shape(run, boards: boards))")
                 output.print(
                     "  (the \(result.result.boards.count) boards of \(rig) copied"
-                        + (samples > 0 ? "; \(samples) samples per percentile metric where a check kept none" : "")
+                        + (samples > 0 ? "; \(samples) samples per percentile metric\n  where a check kept none" : "")
                         + "), wall time per store")
                 let path = (scratch as NSString).appendingPathComponent("history.sqlite")
                 let sqlite = try SQLiteHistory(path: path)
