@@ -29,7 +29,7 @@ CI_PYTHON ?= python3
 CI_PINS := check-jsonschema==0.39.0
 CI_APT_PACKAGES := python3 python3-venv groovy
 
-.PHONY: deps test-deps interop-deps kernel-deps kernel-tier metrics-deps ci-deps install-packages build run test bench bench-hci bench-ota bench-sync clean
+.PHONY: deps test-deps interop-deps kernel-deps kernel-tier metrics-deps ci-deps install-packages build run test bench bench-hci bench-ota bench-sync bench-history clean
 
 # deps: install whichever of the apt packages above are missing (non-interactive; sudo when not root)
 deps:
@@ -143,9 +143,14 @@ run: build interop-deps
 	.build/debug/blerig run rigs/virtual.yaml $(ARGS)
 
 # test: build the tests, then run them; the interop tier (rootcanal, Bumble) runs in a process of its own, so its
-# sockets and children never meet the descriptor checks of the transport tests; the kernel tier (qemu) runs last
+# sockets and children never meet the descriptor checks of the transport tests; the kernel tier (qemu) runs last.
+# The history tests get a private PostgreSQL server (Debian's postgresql, installed if missing) on a Unix socket,
+# stopped when the tests end.
 test: test-deps interop-deps kernel-deps metrics-deps ci-deps
 	$(SWIFT) build --build-tests
+	@set -e; pg=$$(mktemp -d /tmp/blerig-pg.XXXXXX); trap 'bash Tests/HistoryTests/postgres.sh stop "$$pg"' EXIT; \
+	url=$$(bash Tests/HistoryTests/postgres.sh start "$$pg"); export BLERIG_TEST_POSTGRES_URL="$$url"; \
+	echo "$(SWIFT) test --skip-build --skip InteropTests --skip KernelTierTests (PostgreSQL at $$BLERIG_TEST_POSTGRES_URL)"; \
 	$(SWIFT) test --skip-build --skip InteropTests --skip KernelTierTests
 	$(SWIFT) test --skip-build --filter InteropTests
 	$(SWIFT) test --skip-build --filter KernelTierTests
@@ -175,6 +180,13 @@ bench-ota: deps
 bench-sync: deps
 	$(SWIFT) build -c release --product blerig
 	.build/release/blerig bench sync $(ARGS)
+
+# bench-history: release build; history insert of a 1024-board run, SQLite and a private PostgreSQL side by side
+bench-history: deps
+	$(SWIFT) build -c release --product blerig
+	@set -e; pg=$$(mktemp -d /tmp/blerig-pg.XXXXXX); trap 'bash Tests/HistoryTests/postgres.sh stop "$$pg"' EXIT; \
+	url=$$(bash Tests/HistoryTests/postgres.sh start "$$pg"); \
+	.build/release/blerig bench history --postgres "$$url" $(ARGS)
 
 # clean: remove the build and every run's reports (reports/README.md stays)
 clean:

@@ -19,6 +19,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", exact: "3.12.3"),
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1"),
+        .package(url: "https://github.com/vapor/postgres-nio", exact: "1.33.2"),
     ],
     targets: [
         .target(name: "BLECore"),
@@ -77,10 +78,21 @@ let package = Package(
                 "IngestServer", "BoardControl",
             ]
         ),
+        // Every run stored, and the boards' leases: SQLite (GRDB) on one host, PostgreSQL for several.
+        .target(
+            name: "History",
+            dependencies: [
+                "BLECore", "Orchestrator", "Reports", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            exclude: ["README.md"]
+        ),
         .executableTarget(
             name: "blerig",
             dependencies: [
                 "Orchestrator", "Benches", "Radios", "CentralStack", "BLECore", "BoardControl", "BenchCore", "Gates",
+                "History",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -106,6 +118,11 @@ let package = Package(
                 "IngestServer", "Reports",
             ],
             exclude: ["Peers"]
+        ),
+        .testTarget(
+            name: "HistoryTests",
+            dependencies: ["History", "Orchestrator", "Benches", "Reports", "BLECore"],
+            exclude: ["postgres.sh"]
         ),
         .testTarget(name: "ReportsTests", dependencies: ["Reports"], exclude: ["Fixtures"]),
         // The kernel tier: the real blerig binary inside Debian's kernel under qemu (Tests/KernelTier/), against

@@ -10,6 +10,7 @@ extension Blerig {
                 "Measure campaigns: wall time, CPU time, peak memory and bench time, each run in its own process.",
             subcommands: [
                 Campaign.self, Scale.self, HCIComparison.self, OTA.self, Sync.self, GatesBench.self, Reports.self,
+                HistoryInsert.self,
             ],
             defaultSubcommand: Campaign.self)
     }

@@ -19,7 +19,7 @@ struct Blerig: AsyncParsableCommand {
             """,
         subcommands: [
             Run.self, Gate.self, Bench.self, Scan.self, Probe.self, Adapters.self, Central.self, SyncAgentCommand.self,
-            Power.self, Reset.self, Console.self,
+            Power.self, Reset.self, Console.self, HistoryCommand.self, Compare.self, Baseline.self, Leases.self,
         ])
 
     /// Parses and runs; argument errors exit with the usage status blerig documents, not the parser's own 64.
@@ -107,6 +107,8 @@ extension Blerig {
                 valueName: "URL"))
         var pushMetrics: String?
 
+        @OptionGroup var history: RunHistoryOptions
+
         func validate() throws {
             guard !out.isEmpty else { throw ValidationError("--out must name a directory, not ''") }
             if let pushMetrics {
@@ -122,11 +124,15 @@ extension Blerig {
             defer { withExtendedLifetime(signals) {} }
             let quiet = quiet
             let result: CampaignResult
+            let recording = try await history.recording(out: out, rigFile: campaign.rig, errors: errors)
             do {
                 let campaign = try campaign.campaign()
-                let judge = try await gating.judge(for: campaign.rig)
+                let judge = try await gating.judge(for: campaign.rig, catalog: HistoryBaselines(recording.history))
                 result = try await campaign.run(
-                    RunOptions(outputRoot: out, timeout: timeout, judge: judge), control: control
+                    RunOptions(
+                        outputRoot: out, timeout: timeout, leasing: recording.leasing, judge: judge,
+                        provenance: recording.provenance),
+                    control: control
                 ) { line in
                     if !quiet || line.contains("FAILED") || line.contains("ERROR") || line.contains("INTERRUPTED")
                         || line.hasPrefix("run ")
@@ -156,6 +162,9 @@ extension Blerig {
                     errors.print("blerig: \(error)")
                     if status == .passed { status = .infrastructure }
                 }
+            }
+            if !(await history.store(result, in: recording, output: output, errors: errors)), status == .passed {
+                status = .infrastructure
             }
             output.print(
                 "reports: \(result.directory)/ (junit.xml, summary.md, report.html, metrics.prom, run.jsonl, "

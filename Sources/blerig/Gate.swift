@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Gates
+import History
 import Orchestrator
 import Reports
 
@@ -18,7 +19,9 @@ struct GateOptions: ParsableArguments {
     var baseline: String?
 
     /// The judge for a campaign of `rig`: `--gates`, else the rig's `gates:`; nil when neither names a file.
-    func judge(for rig: RigConfig) async throws(CampaignError) -> (any RunJudge)? {
+    func judge(
+        for rig: RigConfig, catalog: (any BaselineCatalog)? = nil
+    ) async throws(CampaignError) -> (any RunJudge)? {
         let file: GatesFile?
         do { file = try GatesFile.load(for: rig, override: gates) } catch { throw .rig(error) }
         guard let file else {
@@ -27,12 +30,13 @@ struct GateOptions: ParsableArguments {
             }
             return nil
         }
-        return GateJudge(file, baseline: try await resolvedBaseline())
+        return GateJudge(file, baseline: try await resolvedBaseline(catalog: catalog))
     }
 
-    func resolvedBaseline() async throws(CampaignError) -> (any BaselineSource)? {
+    /// `--baseline` as a run directory, else as a baseline's name in `catalog` (the history).
+    func resolvedBaseline(catalog: (any BaselineCatalog)? = nil) async throws(CampaignError) -> (any BaselineSource)? {
         guard let baseline else { return nil }
-        do { return try await BaselineReference.resolve(baseline) } catch {
+        do { return try await BaselineReference.resolve(baseline, catalog: catalog) } catch {
             throw .argument(flag: "--baseline", message: String(error.message.trimmingPrefix("--baseline: ")))
         }
     }
@@ -59,6 +63,8 @@ extension Blerig {
 
         @OptionGroup var gating: GateOptions
 
+        @OptionGroup var history: HistoryOptions
+
         @Flag(help: "Print gates.json instead of the table.")
         var json = false
 
@@ -80,12 +86,15 @@ extension Blerig {
                 errors.print("blerig: \(error.report)")
                 throw ExitCode(ExitStatus.usage.rawValue)
             }
+            let stored = LazyHistory(try history.location())
             let baseline: (any BaselineSource)?
-            do { baseline = try await gating.resolvedBaseline() } catch {
+            do { baseline = try await gating.resolvedBaseline(catalog: HistoryBaselines(stored)) } catch {
+                await stored.close()
                 errors.print("blerig: \(error.report)")
                 throw ExitCode(ExitStatus.usage.rawValue)
             }
             let report = await GateJudge(file, baseline: baseline).report(result)
+            await stored.close()
             LineOutput.standardOutput.print(String((json ? report.json() : report.text).dropLast()))
             if report.isBreached { throw ExitCode(ExitStatus.gateBreached.rawValue) }
         }

@@ -102,7 +102,9 @@ struct CommandLineTests {
     static func waitFor(_ text: String, in file: String, under root: String) async throws -> String {
         let deadline = Date().addingTimeInterval(60)
         while Date() < deadline {
-            if let name = try? FileManager.default.contentsOfDirectory(atPath: root).first,
+            // The run's directory, not the history beside it (history.sqlite and its WAL files).
+            if let name = try? FileManager.default.contentsOfDirectory(atPath: root)
+                .first(where: { !$0.hasPrefix("history.sqlite") }),
                 let contents = try? String(contentsOfFile: "\(root)/\(name)/\(file)", encoding: .utf8),
                 contents.contains(text)
             {
@@ -227,6 +229,7 @@ struct CommandLineTests {
         let outcomes = await [a, b]
         #expect(outcomes.map(\.status) == [0, 0])
         let directories = try FileManager.default.contentsOfDirectory(atPath: out)
+            .filter { !$0.hasPrefix("history.sqlite") }
         #expect(directories.count == 2)
         for directory in directories {
             let xml = try String(contentsOfFile: "\(out)/\(directory)/junit.xml", encoding: .utf8)

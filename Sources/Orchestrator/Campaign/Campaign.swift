@@ -82,7 +82,8 @@ public struct Campaign: Sendable {
                 .init(
                     runID: files.directory.runID, rig: rig.name, rigFile: rig.location.file,
                     seed: rig.isVirtual ? seed : nil, radio: launcher.summary, wallStart: wallStart,
-                    host: ProcessInfo.processInfo.hostName, plan: plan)))
+                    host: options.provenance.host ?? ProcessInfo.processInfo.hostName, plan: plan,
+                    rigSHA256: options.provenance.rigSHA256, rigRevision: options.provenance.rigRevision)))
         let timer = options.timeout.map { limit in
             Task.detached {
                 try await Task.sleep(for: limit)
@@ -98,9 +99,14 @@ public struct Campaign: Sendable {
             problems.append("the local ingest server for the sync suite did not start: \(error)")
             localIngest = nil
         }
+        // Leased before the bench opens: opening it may touch the boards, and on the virtual farm the bench is a
+        // simulation in virtual time, where a wait on the wall clock does not belong.
+        let leases = await CampaignLeases.acquire(
+            rig, leasing: options.leasing, control: control, progress: progress)
         do {
             var run = CampaignRun(campaign: self, files: files, control: control, horizon: options.horizon)
             run.syncIngestURL = localIngest?.url
+            run.unleased = leases.refused
             let outcome = try await launcher.withBench { [run] bench in await run.run(on: bench) }
             (end, radios) = outcome.value
             work = outcome.work
@@ -109,6 +115,7 @@ public struct Campaign: Sendable {
             problems.append(message)
             control.interrupt(.infrastructure(message))
         }
+        await leases.release(progress: progress)
         timer?.cancel()
         await localIngest?.stop()
         end = max(end, recorder.result.lastInstant)
@@ -175,16 +182,35 @@ public struct RunOptions: Sendable {
     public var leasing: (any BoardLeasing)?
     /// Judges the run before its final reports are written (the release gates); nil judges nothing.
     public var judge: (any RunJudge)?
+    /// Where the run comes from, recorded on its `runStarted` event (and so in history).
+    public var provenance: RunProvenance
 
     public init(
         outputRoot: String = "reports", horizon: Duration = Campaign.horizon, timeout: Duration? = nil,
-        leasing: (any BoardLeasing)? = nil, judge: (any RunJudge)? = nil
+        leasing: (any BoardLeasing)? = nil, judge: (any RunJudge)? = nil, provenance: RunProvenance = RunProvenance()
     ) {
         self.outputRoot = outputRoot
         self.horizon = horizon
         self.timeout = timeout
         self.leasing = leasing
         self.judge = judge
+        self.provenance = provenance
+    }
+}
+
+/// Where a run comes from: the host, and which rig file exactly. History keys runs from several hosts on it.
+public struct RunProvenance: Sendable, Hashable {
+    /// The host id; nil for the host's name.
+    public var host: String?
+    /// The rig file's SHA-256, lowercase hex.
+    public var rigSHA256: String?
+    /// The git revision of the repository the rig file is in.
+    public var rigRevision: String?
+
+    public init(host: String? = nil, rigSHA256: String? = nil, rigRevision: String? = nil) {
+        self.host = host
+        self.rigSHA256 = rigSHA256
+        self.rigRevision = rigRevision
     }
 }
 

@@ -15,6 +15,8 @@ struct CampaignRun: Sendable {
     let horizon: Duration
     /// The local ingest server the `sync` suite uploads to on a wall-clock bench.
     var syncIngestURL: URL?
+    /// Boards the run could not lease, with why: they are not touched.
+    var unleased: [String: String] = [:]
 
     var rig: RigConfig { campaign.rig }
     var emit: @Sendable (RunEvent) -> Void {
@@ -80,6 +82,9 @@ struct CampaignRun: Sendable {
         gattCache: any GATTCache
     ) async {
         guard let config = rig.board(id: board.id) else { return }
+        if let reason = unleased[board.id] {
+            return recordUnleased(board, config: config, reason: reason, at: bench.clock.now)
+        }
         let clock = bench.clock
         let recorder = CheckRecorder(
             board: board.id, clock: clock, control: control, health: bench.health, emit: emit)

@@ -22,10 +22,14 @@ extension RunEvent {
         /// planned check the log has no result for (the run was stopped, the bench did not open, the board was
         /// quarantined) is reported as skipped with why. Empty in logs from before plans were recorded.
         public var plan: [PlannedBoard]
+        /// The rig file's SHA-256 (lowercase hex) as the run read it; nil in logs from before it was recorded.
+        public var rigSHA256: String?
+        /// The git revision of the repository the rig file is in (`git rev-parse HEAD`); nil outside a repository.
+        public var rigRevision: String?
 
         public init(
             runID: String, rig: String, rigFile: String, seed: UInt64?, radio: String, wallStart: Date, host: String,
-            plan: [PlannedBoard] = []
+            plan: [PlannedBoard] = [], rigSHA256: String? = nil, rigRevision: String? = nil
         ) {
             self.runID = runID
             self.rig = rig
@@ -35,9 +39,13 @@ extension RunEvent {
             self.wallStart = wallStart
             self.host = host
             self.plan = plan
+            self.rigSHA256 = rigSHA256
+            self.rigRevision = rigRevision
         }
 
-        private enum CodingKeys: String, CodingKey { case runID, rig, rigFile, seed, radio, wallStart, host, plan }
+        private enum CodingKeys: String, CodingKey {
+            case runID, rig, rigFile, seed, radio, wallStart, host, plan, rigSHA256, rigRevision
+        }
 
         public init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -49,6 +57,8 @@ extension RunEvent {
             wallStart = Date(timeIntervalSince1970: try container.decode(Double.self, forKey: .wallStart))
             host = try container.decode(String.self, forKey: .host)
             plan = try container.decodeIfPresent([PlannedBoard].self, forKey: .plan) ?? []
+            rigSHA256 = try container.decodeIfPresent(String.self, forKey: .rigSHA256)
+            rigRevision = try container.decodeIfPresent(String.self, forKey: .rigRevision)
         }
 
         public func encode(to encoder: any Encoder) throws {
@@ -61,6 +71,8 @@ extension RunEvent {
             try container.encode(wallStart.timeIntervalSince1970, forKey: .wallStart)
             try container.encode(host, forKey: .host)
             if !plan.isEmpty { try container.encode(plan, forKey: .plan) }
+            try container.encodeIfPresent(rigSHA256, forKey: .rigSHA256)
+            try container.encodeIfPresent(rigRevision, forKey: .rigRevision)
         }
     }
 
