@@ -156,12 +156,14 @@ test: test-deps interop-deps kernel-deps metrics-deps ci-deps
 	$(SWIFT) test --skip-build --filter KernelTierTests
 
 # bench: release build; each run in its own process: the shipped rig (wall, CPU, peak RSS, bench time), a virtual
-# day of notifications on four boards (memory must not grow with duration), and how cost grows with boards
+# day of notifications on four boards (memory must not grow with duration), how cost grows with boards, and every
+# report of a synthetic 10,000-testcase run
 bench: deps
 	$(SWIFT) build -c release
 	.build/release/blerig bench campaign rigs/virtual.yaml --runs 5
 	.build/release/blerig bench campaign rigs/bench/notifications-24h.yaml --runs 1
 	.build/release/blerig bench scale $(ARGS)
+	.build/release/blerig bench reports
 
 # bench-hci: release build; blerig's central against Bumble's on rootcanal (1 ms tick) with a Bumble peripheral:
 # connect, handshake and write latencies, notification throughput, CPU per handshake (make bench-hci ARGS="--json")

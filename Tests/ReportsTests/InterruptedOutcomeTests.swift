@@ -118,7 +118,7 @@ struct InterruptedOutcomeTests {
     @Test("the summary table gains an interrupted column only when a check was interrupted")
     func summaryColumn() {
         #expect(
-            result.summaryTable(metrics: ["handshake.ready_ms"]) == """
+            result.summaryTable(metrics: ["handshake.ready_ms"], width: 1000) == """
                 board  | profile   | passed | failed | errors | interrupted | skipped | key numbers
                 -------+-----------+--------+--------+--------+-------------+---------+-------------------------------
                 esp-01 | esp-point |      1 |      0 |      1 |           1 |       0 | handshake.ready_ms p95 98.4 ms

@@ -20,7 +20,12 @@ extension RunResult {
     /// number (``BoardResult/measurements``, such as `schedule.link_wait_ms`) is shown only when `metrics` names
     /// it and no check of the board measured a metric of that name. Columns are aligned by character count (wide
     /// East Asian characters are not accounted for); control characters are made visible.
-    public func summaryTable(keyStatistics: [Statistic] = [.p95, .value], metrics: [String]? = nil) -> String {
+    ///
+    /// No line is wider than `width` (100 columns by default) unless the other columns alone are: the key numbers
+    /// wrap inside their column, onto rows whose other cells are empty.
+    public func summaryTable(
+        keyStatistics: [Statistic] = [.p95, .value], metrics: [String]? = nil, width: Int = 100
+    ) -> String {
         let total = counts
         let showsInterrupted = total.interrupted > 0
         func countCells(_ counts: TestCounts) -> [Int] {
@@ -35,8 +40,17 @@ extension RunResult {
                 .map(VisibleText.singleLine)
         }
         let totalRow = ["total", ""] + countCells(total).map(String.init) + [""]
-        let widths = (0..<header.count).map { column in
+        var widths = (0..<header.count).map { column in
             ([header, totalRow] + rows).map { $0[column].count }.max() ?? 0
+        }
+        let last = header.count - 1
+        let fixed = widths.dropLast().reduce(0, +) + 3 * last
+        widths[last] = min(widths[last], max(header[last].count, width - fixed))
+        let wrappedRows = rows.flatMap { row -> [[String]] in
+            let lines = Self.wrap(row[last], width: widths[last])
+            return lines.enumerated().map { index, line in
+                index == 0 ? Array(row.dropLast()) + [line] : Array(repeating: "", count: last) + [line]
+            }
         }
         let numeric = Set(2..<(2 + countNames.count))
         func line(_ cells: [String]) -> String {
@@ -49,7 +63,29 @@ extension RunResult {
             return text + "\n"
         }
         let rule = widths.map { String(repeating: "-", count: $0) }.joined(separator: "-+-") + "\n"
-        return line(header) + rule + rows.map(line).joined() + rule + line(totalRow)
+        return line(header) + rule + wrappedRows.map(line).joined() + rule + line(totalRow)
+    }
+
+    /// `text` broken after `, ` (or where it must) into lines of at most `width` characters.
+    static func wrap(_ text: String, width: Int) -> [String] {
+        guard text.count > width, width > 0 else { return [text] }
+        var lines: [String] = []
+        var line = ""
+        for part in text.components(separatedBy: ", ") {
+            let piece = line.isEmpty ? part : line + ", " + part
+            if piece.count + 1 <= width || line.isEmpty {
+                line = piece
+            } else {
+                lines.append(line + ",")
+                line = part
+            }
+            while line.count > width {
+                lines.append(String(line.prefix(width)))
+                line = String(line.dropFirst(width))
+            }
+        }
+        if !line.isEmpty { lines.append(line) }
+        return lines
     }
 
     /// The key numbers of one board, e.g. `["handshake.connect_ms p95 12.5 ms", "ota.throughput_kBps value 41 kB/s"]`.

@@ -49,6 +49,23 @@ struct SummaryMarkdownTests {
         #expect(text.contains("**Bench open:** the bench did not open: the bench failed: transport tcp:127.0.0.1:1"))
     }
 
+    @Test("the summary table wraps its key numbers inside their column, within 100 columns")
+    func tableWraps() {
+        let many = (0..<12).map { SampleRuns.value("metric_\($0).latency_ms", .p95, Double($0) * 11.5, .milliseconds) }
+        let result = RunResult([
+            .boardStarted(.init(board: "esp-01", profile: "esp-point", at: SampleRuns.at(0))),
+            .testFinished(
+                .init(
+                    board: "esp-01", suite: "s", test: "t", started: SampleRuns.at(0), duration: .zero, outcome: .passed,
+                    measurements: many)),
+        ])
+        let table = result.summaryTable()
+        let lines = table.split(separator: "\n")
+        #expect(lines.allSatisfy { $0.count <= 100 }, "\(table)")
+        #expect(lines.count > 5)
+        for value in many { #expect(table.contains(value.metric)) }
+    }
+
     @Test("summary.txt wrapping keeps every line within 100 columns and loses no word")
     func textWrap() {
         let long = "board | profile | " + (0..<40).map { "handshake.ready_ms p50 \($0) ms," }.joined(separator: " ")
