@@ -20,9 +20,20 @@ public enum RigFile {
     public static func parse(yaml text: String, file: String, knownSuites: [String]) throws(RigFileError)
         -> RigConfig
     {
+        try parse(yaml: text, file: file, knownSuites: knownSuites) { _, _ in }
+    }
+
+    /// ``parse(yaml:file:knownSuites:)`` that also hands the suites selected (those with known names) to
+    /// `checkSuites` with the load's diagnostics, whatever else is wrong in the file: what it records joins the
+    /// file's other problems, so one error lists them all.
+    static func parse(
+        yaml text: String, file: String, knownSuites: [String],
+        checkSuites: ([SuiteSelection], RigDiagnostics) -> Void
+    ) throws(RigFileError) -> RigConfig {
         let diagnostics = RigDiagnostics()
         let root = try RigNode.parse(yaml: text, file: file, diagnostics: diagnostics)
-        let config = RigConfig.decode(root, knownSuites: knownSuites, diagnostics: diagnostics)
+        let config = RigConfig.decode(
+            root, knownSuites: knownSuites, diagnostics: diagnostics, checkSuites: checkSuites)
         try diagnostics.throwIfAny(file: file)
         guard let config else {
             // decode returns nil only after recording an issue; this keeps the promise if that ever breaks.
