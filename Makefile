@@ -10,8 +10,15 @@ INTEROP_VENV ?= .venv-interop
 INTEROP_PYTHON ?= python3
 INTEROP_PINS := rootcanal==1.10.0 bumble==0.0.236
 INTEROP_APT_PACKAGES := python3 python3-venv
+# The kernel tier (Tests/KernelTier, docs/kernel-tier.md): qemu boots Debian's kernel with the host's root shared
+# read-only and runs blerig inside against hci_vhci, USB/IP and dummy_hcd. The kernel package is downloaded and
+# unpacked once into $(KERNEL_TIER_CACHE)/; usbip (the USB/IP device) and esptool (the reset reference) in a venv.
+KERNEL_TIER_CACHE ?= .cache/kernel-tier
+KERNEL_VENV ?= .venv-kernel
+KERNEL_PINS := usbip==0.7.0 esptool==5.6.0
+KERNEL_APT_PACKAGES := qemu-system-x86 busybox-static kmod usbip python3 python3-venv
 
-.PHONY: deps test-deps interop-deps install-packages build run test bench bench-hci bench-ota bench-sync clean
+.PHONY: deps test-deps interop-deps kernel-deps kernel-tier install-packages build run test bench bench-hci bench-ota bench-sync clean
 
 # deps: install whichever of the apt packages above are missing (non-interactive; sudo when not root)
 deps:
@@ -34,6 +41,43 @@ interop-deps:
 	  echo "interop-deps: pip could not install $(INTEROP_PINS) into $$venv/ (see pip's message above)" >&2; exit 1; }; \
 	"$$venv/bin/python" -c "$$check" $(INTEROP_PINS) </dev/null || { \
 	  echo "interop-deps: $$venv/ still lacks $(INTEROP_PINS) after pip install" >&2; exit 1; }
+
+# kernel-deps: qemu and the guest's tools; Debian's kernel package (the one linux-image-amd64 depends on) unpacked
+# in $(KERNEL_TIER_CACHE)/root/, never installed over the host; $(KERNEL_VENV)/ with $(KERNEL_PINS). Each step does
+# nothing when its result is already there.
+kernel-deps:
+	@$(MAKE) --no-print-directory install-packages PACKAGES="$(KERNEL_APT_PACKAGES)"
+	@set -e; cache="$(KERNEL_TIER_CACHE)"; \
+	if ls "$$cache"/root/boot/vmlinuz-* >/dev/null 2>&1; then exit 0; fi; \
+	command -v apt-get >/dev/null || { echo "kernel-deps: no apt-get here: the kernel tier will be skipped" >&2; exit 0; }; \
+	find_package() { apt-cache depends linux-image-amd64 2>/dev/null | awk '/Depends: linux-image-[0-9]/ {print $$2; exit}'; }; \
+	package=$$(find_package); \
+	if [ -z "$$package" ]; then env DEBIAN_FRONTEND=noninteractive apt-get update -q </dev/null >/dev/null; package=$$(find_package); fi; \
+	[ -n "$$package" ] || { echo "kernel-deps: apt knows no linux-image-amd64 to follow" >&2; exit 1; }; \
+	mkdir -p "$$cache/download"; rm -rf "$$cache/root.partial"; \
+	if ! ls "$$cache/download/$$package"_*.deb >/dev/null 2>&1; then \
+	  echo "kernel-deps: downloading $$package into $$cache/download/"; \
+	  (cd "$$cache/download" && apt-get download -q "$$package" </dev/null 2>&1 | grep -v "unsandboxed as root" || true); fi; \
+	ls "$$cache/download/$$package"_*.deb >/dev/null 2>&1 || { echo "kernel-deps: apt-get download $$package failed" >&2; exit 1; }; \
+	dpkg-deb -x "$$cache/download/$$package"_*.deb "$$cache/root.partial"; \
+	mv "$$cache/root.partial" "$$cache/root"; \
+	echo "kernel-deps: $$package unpacked in $$cache/root/"
+	@set -e; venv="$(KERNEL_VENV)"; \
+	check='import sys, importlib.metadata as m; sys.exit(any(m.version(n) != v for n, v in (p.split("==") for p in sys.argv[1:])))'; \
+	if "$$venv/bin/python" -c "$$check" $(KERNEL_PINS) </dev/null >/dev/null 2>&1; then exit 0; fi; \
+	echo "kernel-deps: installing $(KERNEL_PINS) into $$venv/"; \
+	clear=""; "$$venv/bin/python" -c '' </dev/null >/dev/null 2>&1 || clear="--clear"; \
+	$(INTEROP_PYTHON) -m venv $$clear "$$venv" </dev/null || { \
+	  echo "kernel-deps: '$(INTEROP_PYTHON) -m venv $$venv' failed (on Debian: apt-get install python3-venv)" >&2; exit 1; }; \
+	PIP_NO_INPUT=1 "$$venv/bin/python" -m pip install --disable-pip-version-check --no-input -q $(KERNEL_PINS) </dev/null || { \
+	  echo "kernel-deps: pip could not install $(KERNEL_PINS) into $$venv/ (see pip's message above)" >&2; exit 1; }; \
+	"$$venv/bin/python" -c "$$check" $(KERNEL_PINS) </dev/null || { \
+	  echo "kernel-deps: $$venv/ still lacks $(KERNEL_PINS) after pip install" >&2; exit 1; }
+
+# kernel-tier: the kernel tier alone (it needs the interop venv too: Bumble is the host side of hci_vhci)
+kernel-tier: kernel-deps interop-deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build --filter KernelTierTests
 
 install-packages:
 	@set -e; missing=""; \
@@ -61,11 +105,12 @@ run: build interop-deps
 	.build/debug/blerig run rigs/virtual.yaml $(ARGS)
 
 # test: build the tests, then run them; the interop tier (rootcanal, Bumble) runs in a process of its own, so its
-# sockets and children never meet the descriptor checks of the transport tests
-test: test-deps interop-deps
+# sockets and children never meet the descriptor checks of the transport tests; the kernel tier (qemu) runs last
+test: test-deps interop-deps kernel-deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --skip InteropTests
+	$(SWIFT) test --skip-build --skip InteropTests --skip KernelTierTests
 	$(SWIFT) test --skip-build --filter InteropTests
+	$(SWIFT) test --skip-build --filter KernelTierTests
 
 # bench: release build; each run in its own process: the shipped rig (wall, CPU, peak RSS, bench time), a virtual
 # day of notifications on four boards (memory must not grow with duration), and how cost grows with boards

@@ -53,6 +53,11 @@ let package = Package(
         .systemLibrary(name: "CBlueZ", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
         // Real radios: HCI transports (TCP, UART, BlueZ user channel), blerig's HCI host on them, rootcanal.
         .target(name: "Radios", dependencies: ["BLECore", "BenchCore", "CBlueZ"]),
+        // termios2 (any baud) and usbfs control transfers: kernel structures Swift cannot import beside Glibc.
+        .target(name: "CBoardControl"),
+        // Real boards: serial ports (termios, modem lines, reset sequences, lock files), following a port across
+        // re-enumeration through sysfs, and USB hub port power.
+        .target(name: "BoardControl", dependencies: ["BenchCore", "BLECore", "DeviceProfiles", "CBoardControl"]),
         .target(
             name: "Orchestrator",
             dependencies: [
@@ -63,19 +68,22 @@ let package = Package(
             ],
             exclude: ["Rig/README.md"]
         ),
+        // Release gates: a gates file (read with the rig file's reader), absolute and regression limits, the
+        // statistics behind them. Above the orchestrator, which sees only its RunJudge protocol.
+        .target(name: "Gates", dependencies: ["Orchestrator", "Reports", "BLECore", "DeviceProfiles"]),
         // The composition root: the one place that builds a bench from a rig file, and so the one place that
         // knows the bench implementations. Orchestrator itself cannot import them.
         .target(
             name: "Benches",
             dependencies: [
                 "BLECore", "BenchCore", "DeviceProfiles", "Orchestrator", "VirtualFarm", "Radios", "CentralStack",
-                "IngestServer",
+                "IngestServer", "BoardControl",
             ]
         ),
         .executableTarget(
             name: "blerig",
             dependencies: [
-                "Orchestrator", "Benches", "Radios", "CentralStack", "BLECore",
+                "Orchestrator", "Benches", "Radios", "CentralStack", "BLECore", "BoardControl", "BenchCore", "Gates",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -91,20 +99,34 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
+        .testTarget(name: "BoardControlTests", dependencies: ["BoardControl", "CBoardControl", "BenchCore", "BLECore"]),
         .testTarget(name: "RadiosTests", dependencies: ["Radios", "BLECore", "BenchCore"]),
         // Against processes nobody here wrote: rootcanal (a virtual controller) and Bumble (a complete host).
         .testTarget(
             name: "InteropTests",
             dependencies: [
                 "Radios", "Benches", "BenchCore", "CentralStack", "BLECore", "VirtualFarm", "DeviceProfiles",
-                "IngestServer",
+                "IngestServer", "Reports",
             ],
             exclude: ["Peers"]
         ),
         .testTarget(name: "ReportsTests", dependencies: ["Reports"], exclude: ["Fixtures"]),
+        // The kernel tier: the real blerig binary inside Debian's kernel under qemu (Tests/KernelTier/), against
+        // hci_vhci, USB/IP and dummy_hcd with peers on the host.
+        .testTarget(
+            name: "KernelTierTests",
+            dependencies: ["Radios", "Benches", "BenchCore", "VirtualFarm", "DeviceProfiles", "BLECore"]
+        ),
+        .testTarget(
+            name: "GatesTests",
+            dependencies: ["Gates", "Orchestrator", "Benches", "Reports", "BLECore"],
+            exclude: ["Fixtures"]
+        ),
         .testTarget(
             name: "OrchestratorTests",
-            dependencies: ["Orchestrator", "Benches", "BenchCore", "CentralStack", "VirtualFarm", "Reports", "BLECore"]
+            dependencies: [
+                "Orchestrator", "Benches", "BenchCore", "CentralStack", "VirtualFarm", "Reports", "BLECore", "BoardControl",
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -20,8 +20,9 @@ public struct BenchFault: Sendable, Hashable, CustomStringConvertible {
         self.at = at
     }
 
-    /// Whether the fault touches `board`: its own parts, and every part the whole bench depends on.
-    public func affects(_ board: String) -> Bool { self.board == nil || self.board == board }
+    /// Whether the fault touches `board`: its own parts, and every part the whole bench depends on. For a nil
+    /// board, whether it touches the whole bench.
+    public func affects(_ board: String?) -> Bool { self.board == nil || self.board == board }
 
     public var description: String { "\(part) failed: \(cause)" }
 }
@@ -33,7 +34,7 @@ public struct BenchFault: Sendable, Hashable, CustomStringConvertible {
 public final class BenchHealth: Sendable {
     private struct State {
         var faults: [BenchFault] = []
-        var waiters: [UInt64: (board: String, continuation: CheckedContinuation<BenchFault?, Never>)] = [:]
+        var waiters: [UInt64: (board: String?, continuation: CheckedContinuation<BenchFault?, Never>)] = [:]
         var next: UInt64 = 0
     }
 
@@ -61,9 +62,9 @@ public final class BenchHealth: Sendable {
         state.withLock { $0.faults.first { $0.affects(board) } }
     }
 
-    /// Waits for a fault that affects `board` (returns at once if one was reported already); nil if the waiting
-    /// task is cancelled.
-    public func nextFault(affecting board: String) async -> BenchFault? {
+    /// Waits for a fault that affects `board`, or for a nil board one that affects the whole bench (returns at
+    /// once if one was reported already); nil if the waiting task is cancelled.
+    public func nextFault(affecting board: String?) async -> BenchFault? {
         let id = state.withLock { state -> UInt64 in
             state.next += 1
             return state.next

@@ -6,8 +6,8 @@ import Orchestrator
 import VirtualFarm
 
 /// The composition root: the one place that turns a rig file into a bench. It knows every bench implementation
-/// (the virtual farm, and blerig's HCI host on hardware controllers or rootcanal; serial/hub hardware will join
-/// here), and the orchestrator knows none of them: it sees ``BenchLauncher`` and the capability protocols only.
+/// (the virtual farm, blerig's HCI host on hardware controllers or rootcanal, and BoardControl's serial ports
+/// and hub ports for real boards), and the orchestrator knows none of them: it sees ``BenchLauncher`` and the capability protocols only.
 public struct BenchBuilder: BenchFactory {
     public init() {}
 
@@ -46,12 +46,7 @@ public struct BenchBuilder: BenchFactory {
 
     /// The resets a board's serial wiring can do.
     static func resets(_ board: BoardConfig) -> [ResetKind] {
-        switch board.serial?.reset ?? BoardConfig.Serial.defaultReset(for: board.profile) {
-        case .esp32Classic: [.run, .bootloader]
-        case .runOnly: [.run]
-        case .arduino1200Touch: [.bootloader]
-        case .none: []
-        }
+        (board.serial?.reset ?? BoardConfig.Serial.defaultReset(for: board.profile)).kinds
     }
 }
 

@@ -12,7 +12,7 @@ extension Blerig {
                 Exit status (of each bench command):
                 \(ExitStatus.table(exitStatuses))
                 """,
-            subcommands: [Campaign.self, Scale.self, HCIComparison.self, OTA.self, Sync.self],
+            subcommands: [Campaign.self, Scale.self, HCIComparison.self, OTA.self, Sync.self, GatesBench.self],
             defaultSubcommand: Campaign.self)
 
         /// How every `blerig bench` command exits: a measurement prints its numbers, whatever the runs it measured

@@ -22,8 +22,8 @@ struct Blerig: AsyncParsableCommand {
             """,
         version: BlerigVersion.current,
         subcommands: [
-            Run.self, Validate.self, Suites.self, Bench.self, Scan.self, Probe.self, Adapters.self, Central.self,
-            SyncAgentCommand.self,
+            Run.self, Validate.self, Suites.self, Gate.self, Bench.self, Scan.self, Probe.self, Adapters.self,
+            Central.self, SyncAgentCommand.self, Power.self, Reset.self, Console.self,
         ])
 
     /// Parses and runs; argument errors exit with the usage status blerig documents, not the parser's own 64.
@@ -94,6 +94,8 @@ extension Blerig {
 
         @OptionGroup var campaign: CampaignOptions
 
+        @OptionGroup var gating: GateOptions
+
         @Option(help: ArgumentHelp("Directory the run's report directory is created in.", valueName: "DIR"))
         var out = "reports"
 
@@ -129,8 +131,10 @@ extension Blerig {
                 let rerun = try rerunFailed.map { reference throws(CampaignError) in
                     try RerunPlan.load(reference, outputRoot: out)
                 }
-                result = try await campaign.campaign(rerun: rerun).run(
-                    RunOptions(outputRoot: out, timeout: timeout), control: control
+                let campaign = try campaign.campaign(rerun: rerun)
+                let judge = try await gating.judge(for: campaign.rig)
+                result = try await campaign.run(
+                    RunOptions(outputRoot: out, timeout: timeout, judge: judge), control: control
                 ) { line in
                     if !quiet || line.contains("FAILED") || line.contains("ERROR") || line.contains("INTERRUPTED")
                         || line.hasPrefix("run ")

@@ -48,6 +48,6 @@ struct ArchitectureTests {
     func readmeExitStatuses() throws {
         let readme = try String(contentsOfFile: RigTesting.path("README.md"), encoding: .utf8)
         #expect(readme.contains(ExitStatus.table))
-        #expect(ExitStatus.allCases.map(\.rawValue) == [0, 1, 2, 3, 130])
+        #expect(ExitStatus.allCases.map(\.rawValue) == [0, 1, 2, 3, 4, 130])
     }
 }

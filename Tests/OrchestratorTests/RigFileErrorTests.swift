@@ -53,8 +53,8 @@ private let brokenRigs: [BrokenRig] = [
         "unknown top-level key",
         yaml("rig: t", "radio: virtual", "boards: [{id: b1, profile: hrm}]", "suites: [discovery]", "colour: red"),
         .unknownKey, at: "5:1",
-        "unknown key 'colour' in the rig file (expected rig, radio, radios, boards, virtual, suites, gates or "
-            + "after_run)"),
+        "unknown key 'colour' in the rig file (expected rig, radio, radios, boards, virtual, suites, gates, "
+            + "after_run, retries or rerun_failed)"),
     BrokenRig(
         "missing rig name", yaml("radio: virtual", "boards: [{id: b1, profile: hrm}]", "suites: [discovery]"),
         .missingKey, at: "1:1", "the rig file needs 'rig'"),
@@ -188,7 +188,28 @@ private let brokenRigs: [BrokenRig] = [
             "rig: t", "radio: virtual", "boards:", "  - id: b1", "    profile: esp-point",
             "    serial: {port: /dev/ttyUSB0, reset: dtr}", "suites: [discovery]"),
         .invalidValue, at: "6:41",
-        "unknown reset sequence 'dtr' (expected esp32-classic, run-only, arduino-1200-touch or none)"),
+        "'reset': unknown reset 'dtr' (expected esp32-classic, esp32-unix-tight, esp32-usb-jtag, hard-reset, "
+            + "run-only, arduino-1200-touch, dtr-pulse, none, or a sequence such as \"R1|W0.1|R0\")"),
+    BrokenRig(
+        "reset sequence with an unknown command, at its column inside the quotes",
+        yaml(
+            "rig: t", "radio: virtual", "boards:", "  - id: b1", "    profile: esp-point",
+            "    serial: {port: /dev/ttyUSB0, reset: \"D0|R1|W0.1|X1\"}", "suites: [discovery]"),
+        .invalidValue, at: "6:53", "'reset': unknown command 'X' (expected D, R, U or W)"),
+    BrokenRig(
+        "reset sequence waiting minutes, at its column",
+        yaml(
+            "rig: t", "radio: virtual", "boards:", "  - id: b1", "    profile: esp-point",
+            "    serial: {port: /dev/ttyUSB0, reset: R1|W100|R0}", "suites: [discovery]"),
+        .invalidValue, at: "6:45", "'reset': W100 waits longer than 60 s; W counts seconds (W0.1 is 100 ms)"),
+    BrokenRig(
+        "serial port that is no path or USB name",
+        yaml(
+            "rig: t", "radio: virtual", "boards:", "  - id: b1", "    profile: esp-point",
+            "    serial: {port: ttyUSB0}", "suites: [discovery]"),
+        .invalidValue, at: "6:20",
+        "'port': 'ttyUSB0' is no serial port: write a device path (/dev/serial/by-id/...), usb:1-1.4:1.0, "
+            + "serial:SERIALNUMBER or id:VID:PID"),
     BrokenRig(
         "serial port shared",
         yaml(

@@ -26,6 +26,10 @@ struct WallClockBenchTests {
             var boots = 0
             var powerSwitches: [Bool] = []
             var tracker = BootTracker()
+            /// How many more connection attempts the board ignores (a board that went deaf), for retry tests.
+            var ignoredConnections = 0
+            /// Lines typed on its console.
+            var typed: [String] = []
         }
 
         let address: DeviceAddress
@@ -153,6 +157,11 @@ struct WallClockBenchTests {
                 throw .notFound(address, waited: timeout)
             }
             let deadline = wall.now.advanced(by: timeout)
+            let deaf = board.state.withLock { state in
+                defer { state.ignoredConnections = max(0, state.ignoredConnections - 1) }
+                return state.ignoredConnections > 0
+            }
+            if deaf { throw .notFound(address, waited: .zero) }
             while !board.advertising {
                 guard wall.now < deadline else { throw .notFound(address, waited: timeout) }
                 do { try await Task.sleep(for: .milliseconds(5)) } catch { throw .cancelled }
@@ -189,7 +198,7 @@ struct WallClockBenchTests {
         func attach(_ handler: @escaping @Sendable (ConsoleEntry) -> Void) {
             board.state.withLock { $0.console = handler }
         }
-        func send(_ line: String) async throws(BenchError) {}
+        func send(_ line: String) async throws(BenchError) { board.state.withLock { $0.typed.append(line) } }
     }
 
     struct FakeBench: Bench {
@@ -197,12 +206,16 @@ struct WallClockBenchTests {
         let unixTimeAtOrigin: Duration
         let radios: [any BenchRadio]
         let boards: [BenchBoard]
-        let health = BenchHealth()
+        let health: BenchHealth
     }
 
     /// Opens the fake bench on the wall clock: no simulation, no executor of its own.
     final class FakeLauncher: BenchLauncher, BenchFactory {
         let nanos: Mutex<[FakeNano]> = Mutex([])
+        /// Where the test makes a part of the bench fail.
+        let health = BenchHealth()
+        /// The bench's clock, once it is open.
+        let clock = Mutex<WallClock?>(nil)
         var summary: String { "fake bench" }
 
         func launcher(for rig: RigConfig, seed: UInt64) throws(CampaignError) -> any BenchLauncher { self }
@@ -211,6 +224,7 @@ struct WallClockBenchTests {
             _ body: @escaping @Sendable (any Bench) async throws -> T
         ) async throws -> BenchOutcome<T> {
             let clock = WallClock()
+            self.clock.withLock { $0 = clock }
             let boards = (1...2).map { FakeNano(address: DeviceAddress(0x84CC_A800_0000 + UInt64($0)), clock: clock) }
             nanos.withLock { $0 = boards }
             let bench = FakeBench(
@@ -222,7 +236,7 @@ struct WallClockBenchTests {
                         match: BoardMatch(address: board.address, name: Nano33BLESense.advertisedName),
                         power: FakePower(board: board), console: FakeConsole(board: board),
                         identity: [("serial", "/dev/fake\(index)")])
-                })
+                }, health: health)
             return BenchOutcome(value: try await body(bench))
         }
     }

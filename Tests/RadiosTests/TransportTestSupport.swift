@@ -88,8 +88,11 @@ func expectNoLeakedDescriptors(
         var found: [Int32: String] = [:]
         for descriptor in openDescriptors() {
             guard let target = descriptorTarget(descriptor), before[descriptor] != target else { continue }
+            // Dispatch creates its timerfd, eventfd and epoll descriptors once per process, the first time any
+            // test sleeps on it; they stay open for good, and no transport opens one of its own.
+            let runtime = ["anon_inode:[timerfd]", "anon_inode:[eventfd]", "anon_inode:[eventpoll]"]
             if target.hasPrefix("socket:") || target.hasPrefix("/dev/pts") || target.hasPrefix("/dev/ptmx")
-                || target.hasPrefix("anon_inode:")
+                || (target.hasPrefix("anon_inode:") && !runtime.contains(target))
             {
                 found[descriptor] = target
             }

@@ -4,6 +4,7 @@ import DeviceProfiles
 import Foundation
 import Orchestrator
 import Radios
+import Synchronization
 import VirtualFarm
 
 /// Opens a bench whose radios are blerig's own HCI host: on hardware controllers (`kind: hci`: TCP, UART, the
@@ -38,9 +39,19 @@ struct HCIBenchLauncher: BenchLauncher {
         let health = BenchHealth()
         let unixTimeAtOrigin = Duration.nanoseconds(Int64(Date().timeIntervalSince1970 * 1e9))
         let rootcanal = try await startRootcanal()
+        let watch = FaultWatch(health: health, clock: clock)
+        if let rootcanal, let process = rootcanal.process {
+            let part = "rootcanal (pid \(process.pid), started by blerig)"
+            process.whenExited { exit in watch.report(part: part, cause: "it \(exit) while the run used it") }
+        }
         var radios: [HCIRadio] = []
         do {
-            for radio in rig.radios { radios.append(try await open(radio, rootcanal: rootcanal, clock: clock)) }
+            for radio in rig.radios {
+                let opened = try await open(radio, rootcanal: rootcanal, clock: clock)
+                let part = "radio '\(radio.id)' (\(opened.kind))"
+                opened.stack.whenTransportCloses { why in watch.report(part: part, cause: why) }
+                radios.append(opened)
+            }
             let value: T
             let opened = radios
             if rig.servesBoardModels {
@@ -49,21 +60,24 @@ struct HCIBenchLauncher: BenchLauncher {
                     boards: boards, seed: seed, controller: controller, clock: clock
                 ) { boards in
                     try await body(
-                        HCIBench(clock: clock, unixTimeAtOrigin: unixTimeAtOrigin, radios: opened, boards: boards, health: health))
+                        HCIBench(
+                            clock: clock, unixTimeAtOrigin: unixTimeAtOrigin, radios: opened, boards: boards,
+                            health: health))
                 }
             } else {
-                let boards = rig.boards.map { board in
-                    BenchBoard(
-                        id: board.id,
-                        match: BoardMatch(address: board.match?.address, name: board.match?.name),
-                        identity: [("profile", board.profile.rawValue)])
-                }
+                // Real boards: serial consoles, reset lines and hub ports from BoardControl where the rig wires them.
+                let hardware = try HardwareBoards.open(rig, clock: clock)
+                defer { hardware.close() }
                 value = try await body(
-                    HCIBench(clock: clock, unixTimeAtOrigin: unixTimeAtOrigin, radios: radios, boards: boards, health: health))
+                    HCIBench(
+                        clock: clock, unixTimeAtOrigin: unixTimeAtOrigin, radios: radios, boards: hardware.boards,
+                        health: health))
             }
+            watch.stop()
             let work = await close(radios, rootcanal)
             return BenchOutcome(value: value, work: work)
         } catch {
+            watch.stop()
             _ = await close(radios, rootcanal)
             throw error
         }
@@ -135,6 +149,26 @@ struct HCIBenchLauncher: BenchLauncher {
         case .framing, .io: .io
         }
     }
+}
+
+/// Reports the bench's parts dying to its ``BenchHealth`` until the launcher starts closing them itself.
+final class FaultWatch: Sendable {
+    private let health: BenchHealth
+    private let clock: any RigClock
+    private let closing = Mutex(false)
+
+    init(health: BenchHealth, clock: any RigClock) {
+        self.health = health
+        self.clock = clock
+    }
+
+    func report(part: String, cause: String) {
+        guard !closing.withLock({ $0 }) else { return }
+        health.report(BenchFault(part: part, cause: cause, at: clock.now))
+    }
+
+    /// From here on the parts end because the launcher ends them.
+    func stop() { closing.withLock { $0 = true } }
 }
 
 /// A bench of HCI radios on the wall clock.

@@ -36,7 +36,7 @@ struct BoardStrategy: Sendable {
         }
         throw CheckFailure(
             "\(place): board \(board.id) is unreachable: no advertisement from \(board.match) within "
-                + "\(reachTimeout.seconds) s; \(attempts.joined(separator: "; then "))")
+                + "\(reachTimeout.seconds) s; \(attempts.joined(separator: "; then "))", class: .board)
     }
 
     /// Power-on (from off), a run reset, or nothing, whichever the board's wiring allows.

@@ -125,23 +125,27 @@ public struct Campaign: Sendable {
         }
         let wallTime = started.duration(to: wallClock.now)
         recorder.emit(
-            .runFinished(.init(at: end, wallDuration: wallTime, interruption: control.reason?.description)))
+            .runFinished(
+                .init(
+                    at: end, wallDuration: wallTime, interruption: control.reason?.description,
+                    nonPasses: recorder.result.nonPasses)))
         problems += files.finish()
         let result = recorder.result
+        let judgement = await options.judge?.judge(result)
         let summary =
             result.summaryTable(keyStatistics: [.p50, .value], metrics: Self.summaryMetrics)
-            + radios.map { $0.line + "\n" }.joined()
-        let final = files.writeFinal(junit: JUnitWriter().render(result), summary: summary)
+            + radios.map { $0.line + "\n" }.joined() + (judgement?.summary ?? "")
+        let final = files.writeFinal(
+            junit: JUnitWriter().render(result, gates: judgement?.verdicts ?? []), summary: summary,
+            others: judgement?.files ?? [])
         problems += final.problems
-        let status: ExitStatus =
-            if !problems.isEmpty && control.reason == nil { .infrastructure } else if let reason = control.reason {
-                reason.exitStatus
-            } else if result.counts.failed + result.counts.errors > 0 { .checksFailed } else { .passed }
+        let status = Self.status(
+            of: result, reason: control.reason, problems: problems, gatesBreached: judgement?.breached == true)
         return CampaignResult(
             runID: files.directory.runID, directory: files.directory.path, result: result, summary: summary,
             status: status, interruption: control.reason, problems: problems, rescue: final.rescue, radios: radios,
             wallTime: wallTime,
-            benchTime: end.sinceOrigin, work: work, events: recorder.count)
+            benchTime: end.sinceOrigin, work: work, events: recorder.count, gates: judgement?.verdicts ?? [])
     }
 
     /// The numbers the summary table shows per board; the JUnit file has them all.
@@ -161,15 +165,18 @@ public struct RunOptions: Sendable {
     public var timeout: Duration?
     /// Leases each board before the run touches it; nil leases nothing (a run that owns its bench).
     public var leasing: (any BoardLeasing)?
+    /// Judges the run before its final reports are written (the release gates); nil judges nothing.
+    public var judge: (any RunJudge)?
 
     public init(
         outputRoot: String = "reports", horizon: Duration = Campaign.horizon, timeout: Duration? = nil,
-        leasing: (any BoardLeasing)? = nil
+        leasing: (any BoardLeasing)? = nil, judge: (any RunJudge)? = nil
     ) {
         self.outputRoot = outputRoot
         self.horizon = horizon
         self.timeout = timeout
         self.leasing = leasing
+        self.judge = judge
     }
 }
 
@@ -198,12 +205,46 @@ public struct CampaignResult: Sendable {
     public let work: Int?
     /// Run events recorded.
     public let events: Int
+    /// The gates' verdicts (``RunOptions/judge``); empty when the run was not judged.
+    public var gates: [GateVerdict] = []
 
     /// True when no check failed or erred and the run was not stopped.
     public var passed: Bool { status == .passed }
 }
 
+extension Campaign {
+    /// How a run ends: stopped on purpose (130) or by the bench (3) as the reason says; with reports that could
+    /// not be written, or any check left with an infrastructure failure, 3 (its numbers are not the boards');
+    /// with a check that failed or erred otherwise, 1; with every check passing but a gate breached, 4.
+    static func status(
+        of result: RunResult, reason: RunControl.Reason?, problems: [String], gatesBreached: Bool = false
+    ) -> ExitStatus {
+        if let reason { return reason.exitStatus }
+        if !problems.isEmpty { return .infrastructure }
+        if result.nonPasses.contains(where: { $0.failureClass == .infrastructure }) { return .infrastructure }
+        if result.counts.failed + result.counts.errors > 0 { return .checksFailed }
+        if gatesBreached { return .gateBreached }
+        return .passed
+    }
+}
+
 extension RunResult {
+    /// Every check whose last attempt did not pass or skip, with its class, for the run's ``RunEvent/runFinished(_:)``.
+    var nonPasses: [RunEvent.NonPass] {
+        boards.flatMap(\.tests).compactMap { test in
+            let (status, message): (String, String)
+            switch test.outcome {
+            case .passed, .skipped: return nil
+            case .failed(let text, _): (status, message) = ("failed", text)
+            case .error(let text, _): (status, message) = ("error", text)
+            case .interrupted(let reason): (status, message) = ("interrupted", reason)
+            }
+            return RunEvent.NonPass(
+                board: test.board, suite: test.suite, test: test.name, status: status, failureClass: test.failureClass,
+                message: message)
+        }
+    }
+
     /// The latest rig instant the run recorded: a board finishing, or a check ending.
     var lastInstant: RigInstant {
         let ends = boards.flatMap { board in

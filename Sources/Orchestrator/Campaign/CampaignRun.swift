@@ -48,6 +48,13 @@ struct CampaignRun: Sendable {
                 _ = await control.interrupted()
                 return false
             }
+            // A part the whole bench depends on failing stops the run at once: its checks in flight end as
+            // infrastructure errors (CheckRecorder races them against the same health), and it exits 3.
+            group.addTask {
+                guard let fault = await bench.health.nextFault(affecting: nil) else { return false }
+                control.interrupt(.infrastructure("\(fault)"))
+                return false
+            }
             group.addTask {
                 do { try await clock.sleep(until: RigInstant(sinceOrigin: horizon), tolerance: nil) } catch {
                     return false
@@ -74,7 +81,8 @@ struct CampaignRun: Sendable {
     ) async {
         guard let config = rig.board(id: board.id) else { return }
         let clock = bench.clock
-        let recorder = CheckRecorder(board: board.id, clock: clock, control: control, emit: emit)
+        let recorder = CheckRecorder(
+            board: board.id, clock: clock, control: control, health: bench.health, emit: emit)
         let monitor = ConsoleMonitor()
         if let console = board.console {
             let (consoles, emit, id) = (files.consoles, emit, board.id)
@@ -116,7 +124,8 @@ struct CampaignRun: Sendable {
                 "seen at \(report.address) as '\(report.data.localName ?? "")', RSSI \(report.rssi) dBm")
             measurements = await runSuites(
                 on: board, config: config, address: report.address, allowed: allowed, bench: bench,
-                scheduler: scheduler, recorder: recorder, keys: keys, gattCache: gattCache, console: monitor)
+                scheduler: scheduler, recorder: recorder, keys: keys, gattCache: gattCache, console: monitor,
+                strategy: strategy)
         } else {
             let why = reached == .passed ? "it was not seen" : "it could not be brought up"
             if control.reason == nil {
@@ -139,7 +148,7 @@ struct CampaignRun: Sendable {
     private func runSuites(
         on board: BenchBoard, config: BoardConfig, address: DeviceAddress, allowed: [Int], bench: any Bench,
         scheduler: LinkScheduler, recorder: CheckRecorder, keys: any PairingKeyStore, gattCache: any GATTCache,
-        console: ConsoleMonitor
+        console: ConsoleMonitor, strategy: BoardStrategy
     ) async -> [MeasuredValue] {
         let clock = bench.clock
         let asked = clock.now
@@ -179,6 +188,13 @@ struct CampaignRun: Sendable {
             target.syncIngestURL = syncIngestURL
             target.checkTimeout = planned.checkTimeout
             await planned.suite.run(on: target)
+            if let quarantine = await retry(planned, on: target, strategy: strategy, central: radio.central, health: bench.health) {
+                recorder.move(to: .quarantined, reason: quarantine)
+                for suite in remaining {
+                    recorder.skip(suite.name, "all checks", reason: "not run: board \(board.id) is quarantined: \(quarantine)")
+                }
+                break
+            }
         }
         scheduler.release(lease)
         return [

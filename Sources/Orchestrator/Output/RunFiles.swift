@@ -42,10 +42,12 @@ struct RunFiles: Sendable {
     /// Writes the reports rendered at the end. When the run directory cannot take them (a full disk), they go to a
     /// rescue directory in the system's temporary directory, with every byte the streamed files could not write,
     /// so nothing the run measured is lost; returns what went wrong and where the rescue is.
-    func writeFinal(junit: String, summary: String) -> (problems: [String], rescue: String?) {
+    func writeFinal(
+        junit: String, summary: String, others: [(name: String, text: String)] = []
+    ) -> (problems: [String], rescue: String?) {
         var problems: [String] = []
         var homeless: [(name: String, bytes: [UInt8])] = []
-        for (name, text) in [("junit.xml", junit), ("summary.txt", summary)] {
+        for (name, text) in [("junit.xml", junit), ("summary.txt", summary)] + others {
             do { try AppendFile.writeAtomically(Array(text.utf8), to: directory.file(name)) } catch {
                 problems.append(error.description)
                 homeless.append((name, Array(text.utf8)))

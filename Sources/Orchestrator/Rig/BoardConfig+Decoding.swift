@@ -1,4 +1,5 @@
 import BLECore
+import BenchCore
 import DeviceProfiles
 
 extension BoardConfig {
@@ -67,15 +68,17 @@ extension BoardConfig.Serial {
         guard var reader = RigMappingReader(node, noun: "serial", diagnostics: diagnostics) else { return nil }
         let port = reader.read("port", required: true) { node throws(RigFileIssue) in
             let port = try node.string(for: "port")
-            guard port.hasPrefix("/"), port.count > 1 else {
-                throw node.issue(
-                    .invalidValue,
-                    "'port' must be a device path such as /dev/serial/by-id/..., found \(RigWording.quoted(port))")
+            do throws(SerialPortNameError) { _ = try SerialPortName(parsing: port) } catch {
+                // The message quotes the text whole; a rig's value is quoted shortened, as everywhere else.
+                let message = error.message.replacingOccurrences(of: "'\(port)'", with: RigWording.quoted(port))
+                throw node.issue(.invalidValue, "'port': \(message)")
             }
             return port
         }
         let baud = reader.integer("baud", in: Self.baudRange) ?? Self.defaultBaud
-        let reset = reader.choice("reset", noun: "reset sequence", Reset.self) ?? Self.defaultReset(for: profile)
+        let reset =
+            reader.read("reset") { node throws(RigFileIssue) in try node.resetWiring(for: "reset") }
+            ?? Self.defaultReset(for: profile)
         reader.rejectUnknownKeys()
         guard let port else { return nil }
         return Self(port: port, baud: baud, reset: reset, at: node.location)
@@ -113,5 +116,21 @@ extension RigNode {
                     + "found \(RigWording.quoted(text))")
         }
         return address
+    }
+}
+
+extension RigNode {
+    /// A reset preset, `none`, or a sequence in esptool's grammar; a malformed sequence is reported at the column
+    /// of the offending command inside the scalar.
+    func resetWiring(for key: String) throws(RigFileIssue) -> ResetWiring {
+        let text = try string(for: key)
+        do {
+            return try ResetWiring(parsing: text)
+        } catch {
+            var at = location
+            // A quoted scalar's location is its opening quote.
+            at.column += error.column - 1 + ((scalar?.isQuoted ?? false) ? 1 : 0)
+            throw RigFileIssue(.invalidValue, "'\(key)': \(error.message)", at: at)
+        }
     }
 }

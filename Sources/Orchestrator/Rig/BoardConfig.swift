@@ -1,4 +1,5 @@
 import BLECore
+import BenchCore
 import DeviceProfiles
 
 /// One board of a rig: an entry of `boards:` in the rig file.
@@ -7,7 +8,7 @@ import DeviceProfiles
 /// - id: esp-01                                   # unique, letters, digits, '-' and '_'
 ///   profile: esp-point                           # esp-point | nano33-ble-sense | hrm
 ///   match: {name: ESP-Point-1a2b}                # and/or address; required unless the radio is virtual
-///   serial: {port: /dev/ttyUSB0, baud: 115200, reset: esp32-classic}
+///   serial: {port: /dev/ttyUSB0, baud: 115200, reset: esp32-classic}   # or reset: "R1|W0.1|R0"
 ///   power: {hub: "1-1.4", port: 2}
 ///   virtual: {advertising: true, battery_percent: 80}   # simulation settings, see BoardConfig.VirtualSettings
 ///   radio: r1                                    # optional: the id of the radio that reaches this board
@@ -32,18 +33,10 @@ public struct BoardConfig: Hashable, Sendable {
 
     /// The board's serial console, also used to reset it.
     public struct Serial: Hashable, Sendable {
-        /// How the rig resets the board through the serial port (device-profiles.md, "Resets and power").
-        public enum Reset: String, Hashable, Sendable, CaseIterable {
-            /// ESP32 DevKit auto-reset wiring (RTS drives EN, DTR drives IO0): run reset and download mode.
-            case esp32Classic = "esp32-classic"
-            /// Only the run reset: RTS on for 100 ms, then off.
-            case runOnly = "run-only"
-            /// Open the port at 1200 baud and close it: the Arduino bootloader's reset; the port may come back
-            /// under another name.
-            case arduino1200Touch = "arduino-1200-touch"
-            /// The rig never resets the board through its serial port.
-            case none = "none"
-        }
+        /// How the rig resets the board through the serial port (device-profiles.md, "Resets and power"): a preset
+        /// (`esp32-classic`, `esp32-unix-tight`, `esp32-usb-jtag`, `hard-reset`, `run-only`, `arduino-1200-touch`,
+        /// `dtr-pulse`), `none`, or a sequence in esptool's grammar (`"R1|W0.25|R0"`, the board's run reset).
+        public typealias Reset = ResetWiring
 
         public static let defaultBaud = 115_200
 
@@ -54,7 +47,8 @@ public struct BoardConfig: Hashable, Sendable {
         }
         public static let baudRange = 300...4_000_000
 
-        /// The device path; prefer the stable `/dev/serial/by-id/...` names.
+        /// Where the port is: a device path (prefer the stable `/dev/serial/by-id/...` names), or what survives
+        /// re-enumeration (`usb:1-1.4:1.0`, `serial:5A4B3C2D`, `id:303a:1001`); see ``SerialPortName``.
         public var port: String
         public var baud: Int
         public var reset: Reset

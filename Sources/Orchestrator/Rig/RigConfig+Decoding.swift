@@ -2,10 +2,12 @@ import DeviceProfiles
 
 extension RigConfig {
     /// Reads a whole rig file's tree; nil if any issue was recorded in `diagnostics`.
-    /// `checkSuites` gets the suites selected, to read their options into the same diagnostics.
+    /// `checkSuites` gets the suites selected, to read their options into the same diagnostics; `checkGates` the
+    /// gates file named, to check it exists.
     static func decode(
         _ root: RigNode, knownSuites: [String], diagnostics: RigDiagnostics,
-        checkSuites: ([SuiteSelection], RigDiagnostics) -> Void = { _, _ in }
+        checkSuites: ([SuiteSelection], RigDiagnostics) -> Void = { _, _ in },
+        checkGates: (FileReference, RigDiagnostics) -> Void = { _, _ in }
     ) -> RigConfig? {
         guard var reader = RigMappingReader(root, noun: "the rig file", diagnostics: diagnostics) else { return nil }
         let name = reader.read("rig", required: true) { node throws(RigFileIssue) in
@@ -46,7 +48,11 @@ extension RigConfig {
             guard !path.isEmpty else { throw node.issue(.invalidValue, "'gates' must be a file path") }
             return FileReference(path: path, at: node.location)
         }
+        if let gates { checkGates(gates, diagnostics) }
         let afterRun = reader.choice("after_run", noun: "after_run setting", AfterRun.self) ?? .off
+        var retries = reader.value("retries").flatMap { RetryPolicy.decode($0, diagnostics: diagnostics) }
+            ?? RetryPolicy()
+        if let reruns = reader.integer("rerun_failed", in: RetryPolicy.range) { retries.rerunFailed = reruns }
         reader.rejectUnknownKeys()
 
         if let first = radios.configs?.first, radios.configs?.allSatisfy(\.isVirtual) == true, virtualNode == nil {
@@ -55,9 +61,11 @@ extension RigConfig {
         guard diagnostics.isEmpty, let name, let radioList = radios.configs, !radioList.isEmpty, let boards,
             let suites
         else { return nil }
-        return RigConfig(
+        var rig = RigConfig(
             name: name, radios: radioList, boards: boards, virtual: virtual, suites: suites, gates: gates,
             afterRun: afterRun, at: root.location)
+        rig.retries = retries
+        return rig
     }
 
     /// Why board ids that differ only in case conflict.

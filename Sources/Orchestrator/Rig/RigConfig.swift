@@ -36,6 +36,8 @@ public struct RigConfig: Hashable, Sendable {
     public var gates: FileReference?
     /// `after_run:`, the boards' power when the run ends (also after an interruption); `off` when not written.
     public var afterRun: AfterRun
+    /// `retries:` and `rerun_failed:`: how often a suite is tried again on a board, by failure class.
+    public var retries = RetryPolicy()
     /// Where the document starts; its `file` is the rig file's path.
     public var location: SourceLocation
 

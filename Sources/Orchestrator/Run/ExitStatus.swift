@@ -11,6 +11,9 @@ public enum ExitStatus: Int32, Sendable, CaseIterable, CustomStringConvertible {
     /// The bench or the output failed: a radio missing, a report directory that cannot be written, a full disk,
     /// a virtual farm that could not finish. Whatever ran is in the reports.
     case infrastructure = 3
+    /// Every check passed but a release gate was breached (`--gates`, or `gates:` in the rig); gates.json and the
+    /// JUnit's `gates` testsuite say which.
+    case gateBreached = 4
     /// The run was stopped early: SIGINT, SIGTERM, `--timeout`, or the virtual farm's horizon. Checks in flight
     /// are marked interrupted and every report is written. 128 + SIGINT, as shells report an interrupted command.
     case interrupted = 130
@@ -41,6 +44,7 @@ public enum ExitStatus: Int32, Sendable, CaseIterable, CustomStringConvertible {
         case .checksFailed: "a check failed, erred or timed out"
         case .usage: "the arguments or the rig file are wrong; nothing ran"
         case .infrastructure: "the bench or the output failed (radio missing, reports unwritable, disk full)"
+        case .gateBreached: "a gate was breached (gates.json says which); the checks passed"
         case .interrupted: "interrupted (SIGINT, SIGTERM, --timeout); the reports hold what ran"
         }
     }

@@ -22,7 +22,8 @@ struct DiscoverySuite: Suite {
         await board.check(Self.name, "advertises as \(board.profile)") {
             let start = board.clock.now
             guard let report = try await board.firstAdvertisement(within: timeout) else {
-                throw CheckFailure("\(board.place): no advertisement from \(board.address) within \(timeout.seconds) s")
+                throw CheckFailure(
+                    "\(board.place): no advertisement from \(board.address) within \(timeout.seconds) s", class: .board)
             }
             let problems = Self.problems(in: report.data, of: board.profile, address: board.address)
             guard problems.isEmpty else {

@@ -3,7 +3,8 @@ import Histogram
 import Reports
 
 /// Latencies of one metric in an HdrHistogram (microsecond resolution, three significant digits), reported as
-/// p50/p95/p99/max and count in milliseconds.
+/// p50/p95/p99/max and count in milliseconds. Each latency is also kept as a raw sample of the check running in
+/// the task that records it (``CheckRecorder/record(_:unit:values:)``), for regression gates and history.
 struct LatencyHistogram {
     let metric: String
     let definition: String
@@ -16,6 +17,7 @@ struct LatencyHistogram {
     }
 
     mutating func record(_ duration: Duration) {
+        CheckRecorder.record(metric, unit: .milliseconds, values: [duration.milliseconds])
         let microseconds = UInt64(max(0, (duration.milliseconds * 1_000).rounded()))
         _ = histogram.record(min(microseconds, 3_600_000_000))
     }

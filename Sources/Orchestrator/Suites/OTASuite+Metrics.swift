@@ -5,15 +5,19 @@ import Reports
 extension OTARun {
     /// The `ota.*` metrics (architecture.md, "What is measured"), each with its definition.
     enum Metric {
+        /// Also kept as one raw sample of the check (an update per check).
         static func duration(_ report: OTAReport) -> MeasuredValue {
-            MeasuredValue(
+            CheckRecorder.record("ota.duration_s", unit: .seconds, values: [report.duration.seconds])
+            return MeasuredValue(
                 metric: "ota.duration_s", statistic: .value, value: report.duration.seconds, unit: .seconds,
                 definition: "update asked for → outcome known: connect, START (the board erases the bank), frames, "
                     + "FINISH (verify), ACTIVATE, reboot, reconnect, Firmware Revision read")
         }
 
+        /// Also kept as one raw sample of the check.
         static func throughput(_ report: OTAReport) -> MeasuredValue? {
             guard let bytesPerSecond = report.throughput else { return nil }
+            CheckRecorder.record("ota.throughput_kBps", unit: .kilobytesPerSecond, values: [bytesPerSecond / 1000])
             return MeasuredValue(
                 metric: "ota.throughput_kBps", statistic: .value, value: bytesPerSecond / 1000,
                 unit: .kilobytesPerSecond,

@@ -98,9 +98,11 @@ final class SyncBook: Sendable {
     /// `sync.latency_s`: queued by the central → confirmed by the ingest, p50/p95/max and count, in seconds.
     func latencyMeasurements(definition: String) -> [MeasuredValue] {
         let state = snapshot
-        let latencies = state.confirmedAt.compactMap { seq, confirmed in
+        let inQueueOrder = state.confirmedAt.sorted { $0.key < $1.key }.compactMap { seq, confirmed in
             state.queuedAt[seq].map { $0.duration(to: confirmed).seconds }
-        }.sorted()
+        }
+        CheckRecorder.record("sync.latency_s", unit: .seconds, values: inQueueOrder)
+        let latencies = inQueueOrder.sorted()
         func at(_ p: Double) -> Double {
             latencies[min(latencies.count - 1, Int((p / 100 * Double(latencies.count)).rounded(.up)) - 1)]
         }

@@ -20,6 +20,8 @@ public final class HCIStack: Sendable {
     struct State: ~Copyable {
         var host: HCIHost
         var closed = false
+        /// Told when the transport closes under the running stack.
+        var closedHandlers: [@Sendable (String) -> Void] = []
         var failure: String?
         /// The failure came from a write, not from the transport closing: the reader's reason, which usually says
         /// more (the controller vanished, not just "closed"), replaces it when it arrives.
@@ -272,7 +274,15 @@ public final class HCIStack: Sendable {
 
     func transportClosed(_ error: HCITransportError?) {
         let reason = error.map { "the transport \(transport) failed: \($0)" } ?? "the transport \(transport) closed"
+        let handlers = state.withLock { state in state.closed ? [] : state.closedHandlers }
         failAll(reason, reason: error == nil ? .localHostTerminated : .unspecifiedError)
+        for handler in handlers { handler(reason) }
+    }
+
+    /// Calls `handler` with the reason when the transport closes or fails under the running stack (the
+    /// controller vanished, its process died), at once; not when ``shutdown(grace:)`` closes it.
+    public func whenTransportCloses(_ handler: @escaping @Sendable (String) -> Void) {
+        state.withLock { $0.closedHandlers.append(handler) }
     }
 
     private func failAll(_ why: String, reason: HCIErrorCode) {

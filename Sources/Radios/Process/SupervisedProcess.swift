@@ -157,6 +157,13 @@ public final class SupervisedProcess: Sendable {
     /// `.signalled(N)`; the wrapper ended by its own teardown reports `.signalled(SIGKILL)`.
     public var exit: ProcessExit? { reaped.exit }
 
+    /// Calls `handler` once, on the reaping thread, when the command has ended (at once if it already has): the
+    /// moment a supervisor learns that a process it depends on died, not at its next use. Ending it with
+    /// ``stop(clock:)`` calls it too.
+    public func whenExited(_ handler: @escaping @Sendable (ProcessExit) -> Void) {
+        reaped.whenRecorded(handler)
+    }
+
     /// The processes of this one's group that are still alive (zombies are dead): the wrapper, the command and
     /// whatever it started. Empty once everything is gone.
     public var livingProcesses: [ProcessTable.Entry] { ProcessTable.living(inGroup: pid) }
@@ -259,11 +266,32 @@ private func pause(_ duration: Duration) {
     nanosleep(&request, nil)
 }
 
-/// The wrapper's exit, set once by the thread that reaped it.
+/// The wrapper's exit, set once by the thread that reaped it, and who wants to hear of it.
 private final class Reaped: Sendable {
-    private let state = Mutex<ProcessExit?>(nil)
-    var exit: ProcessExit? { state.withLock { $0 } }
-    func record(_ exit: ProcessExit) { state.withLock { $0 = exit } }
+    private struct State {
+        var exit: ProcessExit?
+        var handlers: [@Sendable (ProcessExit) -> Void] = []
+    }
+
+    private let state = Mutex(State())
+    var exit: ProcessExit? { state.withLock { $0.exit } }
+
+    func record(_ exit: ProcessExit) {
+        let handlers = state.withLock { state in
+            state.exit = exit
+            defer { state.handlers = [] }
+            return state.handlers
+        }
+        for handler in handlers { handler(exit) }
+    }
+
+    func whenRecorded(_ handler: @escaping @Sendable (ProcessExit) -> Void) {
+        let exit = state.withLock { state -> ProcessExit? in
+            if state.exit == nil { state.handlers.append(handler) }
+            return state.exit
+        }
+        if let exit { handler(exit) }
+    }
 }
 
 extension ProcessExit {

@@ -31,10 +31,11 @@ import Foundation
 public struct JUnitWriter: Sendable {
     public init() {}
 
-    /// The JUnit document for a folded run.
-    public func render(_ result: RunResult) -> String {
+    /// The JUnit document for a folded run, with a `gates` testsuite when `gates` has verdicts
+    /// (`JUnitWriter+Gates.swift`).
+    public func render(_ result: RunResult, gates: [GateVerdict] = []) -> String {
         var xml = XMLWriter()
-        let counts = result.counts
+        let counts = result.counts + Self.counts(of: gates)
         xml.start(
             "testsuites",
             [
@@ -45,6 +46,7 @@ public struct JUnitWriter: Sendable {
         for (index, board) in result.boards.enumerated() {
             suite(board, index: index, run: result, into: &xml)
         }
+        gatesSuite(gates, index: result.boards.count, run: result, into: &xml)
         xml.end()
         return xml.output
     }

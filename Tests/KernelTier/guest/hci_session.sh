@@ -1,0 +1,53 @@
+#!/bin/bash
+# The Bluetooth session, in the guest: makes hci0 with hci_vhci, bridged by vhci_bridge.py to Bumble's controller
+# on the host (hci_link.py, virtio-serial port "hci"), then runs the real blerig against the served esp-point on
+# the same Bumble link:
+#   blerig adapters                                   → adapters.txt
+#   blerig scan --radio hci-user:0 --json              → scan.json   (retried while the kernel still sets hci0 up)
+#   blerig probe --radio hci-user:0 NAME --json        → probe.json
+#   blerig doctor RIG (BLERIG_DOCTOR=1, once blerig has it)  → doctor.txt
+# Each command's exit status goes to NAME.rc, its stderr to NAME.err, and times (guest uptime) to times.txt.
+#   hci_session.sh OUT BLERIG DEVICE_NAME
+set -u
+out="$1"
+blerig="$2"
+device="$3"
+here="$(dirname "$0")"
+uptime_s() { cut -d' ' -f1 /proc/uptime; }
+stamp() { echo "$1 $(uptime_s)" >>"$out/times.txt"; }
+
+stamp start
+modprobe hci_vhci || exit 10
+python3 "$here/vhci_bridge.py" /dev/virtio-ports/hci "$out/vhci.ready" >"$out/vhci.log" 2>&1 &
+bridge=$!
+trap 'kill $bridge 2>/dev/null' EXIT
+for _ in $(seq 400); do [ -s "$out/vhci.ready" ] && [ -e /sys/class/bluetooth/hci0 ] && break; sleep 0.025; done
+[ -e /sys/class/bluetooth/hci0 ] || { echo "no hci0 10 s after starting the vhci bridge" >&2; cat "$out/vhci.log" >&2; exit 11; }
+stamp hci0
+
+run() {
+    local name="$1"
+    shift
+    "$@" >"$out/$name.out" 2>"$out/$name.err"
+    local status=$?
+    echo "$status" >"$out/$name.rc"
+    stamp "$name"
+    return "$status"
+}
+
+run adapters "$blerig" adapters
+# The kernel sends its own setup commands to a new adapter; the user channel is busy (exit 3) until they are done.
+for attempt in $(seq 20); do
+    run scan "$blerig" scan --radio hci-user:0 --duration 3 --json && break
+    grep -qi "busy" "$out/scan.err" || break
+    sleep 0.25
+done
+echo "$attempt" >"$out/scan.attempts"
+run probe "$blerig" probe --radio hci-user:0 "$device" --json --timeout 30
+
+if [ "${BLERIG_DOCTOR:-0}" = 1 ]; then
+    # shellcheck disable=SC2086 # the command is words on purpose
+    run doctor $BLERIG_DOCTOR_COMMAND
+fi
+stamp end
+exit 0

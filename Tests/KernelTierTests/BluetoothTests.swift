@@ -1,0 +1,153 @@
+import BLECore
+import BenchCore
+import DeviceProfiles
+import Foundation
+import Radios
+import Testing
+import VirtualFarm
+
+@testable import Benches
+
+/// One boot for the Bluetooth tests: Bumble's link on the host (hci_link.py) with the guest's controller on a
+/// virtio-serial port and a served esp-point (the virtual farm's firmware on blerig's HCI host) on the other
+/// controller; in the guest, hci_vhci makes that controller the kernel's hci0, and hci_session.sh runs the real
+/// blerig against the board through it.
+actor BluetoothSession {
+    static let shared = BluetoothSession()
+
+    struct Outcome: Sendable {
+        let run: Guest.Run
+        let folder: String
+        let airAddress: DeviceAddress
+        let ranDoctor: Bool
+
+        func file(_ name: String) -> String {
+            (try? String(contentsOfFile: "\(folder)/\(name)", encoding: .utf8)) ?? ""
+        }
+
+        func status(_ name: String) -> Int? { Int(file("\(name).rc").trimmingCharacters(in: .whitespacesAndNewlines)) }
+
+        func json(_ name: String) throws -> [String: Any] {
+            let object = try JSONSerialization.jsonObject(with: Data(file("\(name).out").utf8))
+            guard let document = object as? [String: Any] else {
+                throw KernelTierFailure("\(name).out is not a JSON object: \(file("\(name).out").prefix(500))")
+            }
+            return document
+        }
+    }
+
+    static let boardAddress = DeviceAddress(0x24_0A_C4_12_1A_2B, kind: .public)
+    static var deviceName: String { EspPoint.advertisedName(for: boardAddress) }
+
+    private var session: Task<Outcome, any Error>?
+
+    func outcome() async throws -> Outcome {
+        if session == nil { session = Task { try await Self.run() } }
+        return try await session!.value
+    }
+
+    private static func run() async throws -> Outcome {
+        try KernelTierEnvironment.require()
+        let python = "\(KernelTierEnvironment.interopVenv)/bin/python"
+        guard FileManager.default.isExecutableFile(atPath: python) else {
+            throw KernelTierFailure("\(python) is missing: run make interop-deps (Bumble is the host side of hci_vhci)")
+        }
+        let folder = Guest.folder("bluetooth")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let socket = "\(folder)/hci.sock"
+        let link = try await HostPeer.start("hci_link.py", python: python, ["--guest-socket", socket])
+        do {
+            let controller = try HCITransportSpec.parse(try link.field("peer_hci"))
+            let board = VirtualBenchConfiguration.Board(
+                id: "esp-01", profile: .espPoint, settings: VirtualBoardSettings(address: boardAddress))
+            let ranDoctor = BlerigCommands.hasDoctor
+            let outcome = try await ServedFarm.run(
+                boards: [board], seed: 14, controller: controller, clock: WallClock()
+            ) { (boards: [BenchBoard]) async throws -> Outcome in
+                guard let power = boards[0].power, let airAddress = boards[0].match.address else {
+                    throw KernelTierFailure("a served board has a power switch and an address")
+                }
+                try await power.on()
+                var guest = Guest()
+                guest.ports = [("hci", socket)]
+                if ranDoctor {
+                    guest.environment = ["BLERIG_DOCTOR": "1", "BLERIG_DOCTOR_COMMAND": BlerigCommands.doctorCommand]
+                }
+                let run = try await guest.run(
+                    "\(KernelTierEnvironment.scripts)/guest/hci_session.sh \(folder) \(KernelTierEnvironment.blerig) "
+                        + deviceName,
+                    folder: folder)
+                try await power.off()
+                return Outcome(run: run, folder: folder, airAddress: airAddress, ranDoctor: ranDoctor)
+            }
+            await link.stop()
+            guard outcome.run.status == 0 else {
+                throw KernelTierFailure(
+                    "the Bluetooth session failed: \(outcome.run)\n\(outcome.run.consoleTail)\n"
+                        + "vhci bridge: \(outcome.file("vhci.log"))\n\(link.stderrTail)")
+            }
+            print(
+                "kernel-tier bluetooth: boot \(outcome.run.bootSeconds ?? -1) s, session \(outcome.run.commandSeconds ?? -1) s; "
+                    + "guest uptime at each step: "
+                    + outcome.file("times.txt").split(separator: "\n").joined(separator: ", "))
+            return outcome
+        } catch {
+            await link.stop()
+            throw error
+        }
+    }
+}
+
+extension KernelTier {
+    @Suite struct BluetoothTests {
+        @Test func blerigScanOnHciUserZeroInTheGuestFindsTheServedEspPoint() async throws {
+            let outcome = try await BluetoothSession.shared.outcome()
+            #expect(outcome.file("adapters.out").contains("hci0"), "blerig adapters: \(outcome.file("adapters.out"))")
+            #expect(outcome.status("scan") == 0, "blerig scan: \(outcome.file("scan.err"))")
+            let scan = try outcome.json("scan")
+            let devices = scan["devices"] as? [[String: Any]] ?? []
+            let found = devices.first { ($0["address"] as? String)?.uppercased() == "E4:0A:C4:12:1A:2B" }
+            let device = try #require(found, "the esp-point's air address is not among \(devices)")
+            #expect(device["address_type"] as? String == "random")
+            #expect(device["name"] as? String == BluetoothSession.deviceName)
+            #expect(device["connectable"] as? Bool == true)
+            print("kernel-tier bluetooth: scan found \(devices.count) device(s) after \(outcome.file("scan.attempts").trimmingCharacters(in: .whitespacesAndNewlines)) attempt(s)")
+        }
+
+        @Test func blerigProbeOnHciUserZeroInTheGuestWalksTheServedEspPointsWholeTable() async throws {
+            let outcome = try await BluetoothSession.shared.outcome()
+            #expect(outcome.status("probe") == 0, "blerig probe: \(outcome.file("probe.err"))")
+            let probe = try outcome.json("probe")
+            #expect(probe["complete"] as? Bool == true, "\(probe)")
+            #expect(probe["mtu"] as? Int == 247)
+            let services = probe["services"] as? [[String: Any]] ?? []
+            let uuids = Set(services.compactMap { ($0["uuid"] as? String)?.lowercased() })
+            for service in [EspPoint.sensorService, EspPoint.commandService, EspPoint.otaService] {
+                #expect(uuids.contains("\(service)".lowercased()), "\(service) is not among \(uuids)")
+            }
+            let characteristics = services.flatMap { $0["characteristics"] as? [[String: Any]] ?? [] }
+            let characteristicUUIDs = Set(characteristics.compactMap { ($0["uuid"] as? String)?.lowercased() })
+            for characteristic in [EspPoint.reading, EspPoint.command, EspPoint.otaControl] {
+                #expect(characteristicUUIDs.contains("\(characteristic)".lowercased()))
+            }
+        }
+
+        /// The kernel's own stack (`radio: {kind: bluez}`: mgmt, L2CAP sockets) on the same hci0: discovery,
+        /// handshake and commands on the esp-point, its handshake numbers beside hci-user's.
+        @Test(.disabled("bluez kernel path not built yet"))
+        func kindBluezPassesDiscoveryHandshakeAndCommandsOnTheServedEspPoint() async throws {
+            // The hook for issue 14 part 2: run `blerig run Tests/KernelTier/fixtures/hci-vhci.yaml` in the guest
+            // (hci_session.sh, beside the hci-user:0 commands) and check the three suites passed.
+            throw KernelTierFailure("bluez kernel path not built yet")
+        }
+
+        @Test(.enabled(if: BlerigCommands.hasDoctor, BlerigCommands.missingReason("doctor")))
+        func blerigDoctorInTheGuestReportsTheAdapter() async throws {
+            let outcome = try await BluetoothSession.shared.outcome()
+            try #require(outcome.ranDoctor, "the session ran without blerig doctor")
+            let report = outcome.file("doctor.out") + outcome.file("doctor.err")
+            print("kernel-tier blerig doctor:\n\(report)")
+            #expect(report.contains("hci0"), "\(report)")
+        }
+    }
+}
