@@ -10,6 +10,8 @@ let package = Package(
         .executable(name: "blerig", targets: ["blerig"]),
         .library(name: "BLECore", targets: ["BLECore"]),
         .library(name: "CentralStack", targets: ["CentralStack"]),
+        // Preloaded into rootcanal, which has no flag to listen on loopback only (see loopback_bind.c).
+        .library(name: "BlerigLoopback", type: .dynamic, targets: ["CLoopbackBind"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
@@ -23,6 +25,7 @@ let package = Package(
     ],
     targets: [
         .target(name: "BLECore"),
+        .target(name: "CLoopbackBind", linkerSettings: [.linkedLibrary("dl")]),
         .target(name: "DeviceProfiles", dependencies: ["BLECore"]),
         // The capabilities every bench offers (radios, power, reset, console, capture, clock): what the
         // orchestrator sees, and what the virtual farm, the HCI host and serial/hub hardware implement.

@@ -12,8 +12,14 @@ extension Blerig {
                 LE. The user channel needs the adapter down and CAP_NET_ADMIN.
 
                 Exit status:
-                \(ExitStatus.table)
+                \(ExitStatus.table(Self.exitStatuses))
                 """)
+
+        static let exitStatuses: [(ExitStatus, String)] = [
+            (.passed, "the adapters were listed (none is no error)"),
+            (.usage, "the arguments are wrong"),
+            (.infrastructure, "the kernel's adapter list could not be read (no Bluetooth socket support)"),
+        ]
 
         @Flag(help: "Print a JSON array of {index, name, address, up, running, bus, le} instead.")
         var json = false

@@ -8,11 +8,26 @@ extension Blerig {
         static let configuration = CommandConfiguration(
             abstract:
                 "Measure campaigns: wall time, CPU time, peak memory and bench time, each run in its own process.",
+            discussion: """
+                Exit status (of each bench command):
+                \(ExitStatus.table(exitStatuses))
+                """,
             subcommands: [
                 Campaign.self, Scale.self, HCIComparison.self, OTA.self, Sync.self, GatesBench.self, Reports.self,
                 HistoryInsert.self,
             ],
             defaultSubcommand: Campaign.self)
+
+        /// How every `blerig bench` command exits: a measurement prints its numbers, whatever the runs it measured
+        /// concluded.
+        static let exitStatuses: [(ExitStatus, String)] = [
+            (.passed, "the measurements ran and are printed (the runs measured may have failed checks)"),
+            (.usage, "the arguments are wrong; nothing ran"),
+            (.infrastructure, "a measured run could not be started or did not report (the error is printed)"),
+        ]
+
+        /// The exit-status section of a bench command's discussion.
+        static var exitSection: String { "Exit status:\n\(ExitStatus.table(exitStatuses))" }
     }
 }
 
@@ -20,7 +35,11 @@ extension Blerig.Bench {
     struct Campaign: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Run a rig --runs times, each in a child process, and print what each run cost.",
-            discussion: "Peak RSS and CPU time come from wait4(2), as /usr/bin/time -v reports them.")
+            discussion: """
+                Peak RSS and CPU time come from wait4(2), as /usr/bin/time -v reports them.
+
+                \(Blerig.Bench.exitSection)
+                """)
 
         @Argument(help: ArgumentHelp("The rig file (YAML).", valueName: "rig.yaml"))
         var rig: String
@@ -65,6 +84,8 @@ extension Blerig.Bench {
             discussion: """
                 Each size runs in its own process: discovery, --connections handshakes and the commands suite per \
                 board, on virtual radios of 8 links each.
+
+                \(Blerig.Bench.exitSection)
                 """)
 
         @Option(help: "Board counts, comma-separated.", transform: Self.integers)
@@ -111,6 +132,8 @@ extension Blerig.Bench {
                 peripheral: --handshakes handshakes (connect, MTU, discovery, subscribe, disconnect), as many write \
                 requests, and a notification stream. Needs the interop venv (make interop-deps) and the checkout's \
                 Tests/InteropTests/Peers.
+
+                \(Blerig.Bench.exitSection)
                 """)
 
         @Option(help: "Handshakes per central (and write requests).")

@@ -15,6 +15,8 @@ extension Blerig.Bench {
                 every check's raw samples with a per-run drift of about 3 % (every 10th run 20 % slower), writes \
                 them as run directories, reads them back (run.jsonl, folded) and judges each by --gates against \
                 the first as baseline.
+
+                \(Blerig.Bench.exitSection)
                 """)
 
         @Option(help: ArgumentHelp("A run directory to take the samples from.", valueName: "RUN_DIR"))

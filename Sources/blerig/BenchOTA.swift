@@ -14,6 +14,8 @@ extension Blerig.Bench {
                 time, deterministic), the share of the link's unacknowledged capacity (packets_per_event × \
                 (data_length − 7) per interval = 97.6 kB/s), and the child's peak RSS from wait4(2). The child holds \
                 the board model too, whose flash bank keeps the image (its size in RSS); a 64 KiB row shows the floor.
+
+                \(Blerig.Bench.exitSection)
                 """)
 
         @Option(help: "Image size in MiB.")

@@ -10,6 +10,8 @@ extension Blerig.Bench {
             discussion: """
                 A queue file (SQLite, WAL, synchronous=FULL) is filled in durable commits of --chunk readings, then \
                 drained in batches of 50 over HTTP to a Hummingbird ingest on 127.0.0.1. Wall time.
+
+                \(Blerig.Bench.exitSection)
                 """)
 
         @Option(help: "Readings to queue and upload.")

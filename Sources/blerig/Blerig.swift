@@ -14,12 +14,17 @@ struct Blerig: AsyncParsableCommand {
             from the seed: rigs/virtual.yaml is such a rig. `blerig scan` and `blerig probe` look at the air \
             around one radio: --radio virtual:rigs/virtual.yaml tries them on the virtual farm.
 
-            Exit status:
+            `blerig validate RIG` checks a rig file without running it; `blerig suites` lists the suites, their \
+            options and the metrics each reports. Each command's --help gives the exit statuses it uses.
+
+            Exit status (of `run`; the other commands use some of these):
             \(ExitStatus.table)
             """,
+        version: BlerigVersion.current,
         subcommands: [
-            Run.self, Gate.self, Bench.self, Scan.self, Probe.self, Adapters.self, Central.self, SyncAgentCommand.self,
-            Power.self, Reset.self, Console.self, HistoryCommand.self, Compare.self, Baseline.self, Leases.self,
+            Run.self, Validate.self, Suites.self, Gate.self, Bench.self, Scan.self, Probe.self, Adapters.self,
+            Central.self, SyncAgentCommand.self, Power.self, Reset.self, Console.self, HistoryCommand.self, Compare.self,
+            Baseline.self, Leases.self,
         ])
 
     /// Parses and runs; argument errors exit with the usage status blerig documents, not the parser's own 64.
@@ -56,8 +61,15 @@ struct CampaignOptions: ParsableArguments {
         transform: { $0.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) } })
     var suites: [String]?
 
-    func campaign() throws(CampaignError) -> Campaign {
-        try Campaign(rigFile: rig, seed: seed, suites: suites, benches: BenchBuilder())
+    @Option(
+        help: ArgumentHelp("Run only these boards of the rig, comma-separated (their ids).", valueName: "a,b"),
+        transform: { $0.split(separator: ",", omittingEmptySubsequences: false).map {
+            String($0).trimmingCharacters(in: .whitespaces)
+        } })
+    var boards: [String]?
+
+    func campaign(rerun: RerunPlan? = nil) throws(CampaignError) -> Campaign {
+        try Campaign(rigFile: rig, seed: seed, suites: suites, boards: boards, rerun: rerun, benches: BenchBuilder())
     }
 }
 
@@ -74,6 +86,10 @@ extension Blerig {
                 SIGINT or SIGTERM (or --timeout) stops the run: checks in flight are marked interrupted, the boards \
                 are left as the rig's after_run says, and every report is written. A second signal exits at once.
 
+                --rerun-failed RUN reads RUN's run.jsonl (RUN is a run directory, or a run id under --out) and runs, \
+                on each board, only the suites that failed, erred, were interrupted or did not run there; a run in \
+                which everything passed leaves nothing to run (exit 0).
+
                 Exit status:
                 \(ExitStatus.table)
                 """)
@@ -89,13 +105,14 @@ extension Blerig {
             help: ArgumentHelp(
                 "Stop the run after this much wall-clock time (90, 90s, 15m, 2h), as SIGINT would.",
                 valueName: "DURATION"),
-            transform: { text throws in
-                guard let duration = WallDuration.parse(text) else {
-                    throw ValidationError("--timeout: '\(text)' is not a duration such as 90, 90s, 15m or 2h")
-                }
-                return duration
-            })
+            transform: { try parseDuration($0, flag: "--timeout") })
         var timeout: Duration?
+
+        @Option(
+            help: ArgumentHelp(
+                "Run again only what failed in an earlier run: its directory, or its id under --out.",
+                valueName: "RUN"))
+        var rerunFailed: String?
 
         @Flag(name: .shortAndLong, help: "Print only failures and the summary.")
         var quiet = false
@@ -126,7 +143,10 @@ extension Blerig {
             let result: CampaignResult
             let recording = try await history.recording(out: out, rigFile: campaign.rig, errors: errors)
             do {
-                let campaign = try campaign.campaign()
+                let rerun = try rerunFailed.map { reference throws(CampaignError) in
+                    try RerunPlan.load(reference, outputRoot: out)
+                }
+                let campaign = try campaign.campaign(rerun: rerun)
                 let judge = try await gating.judge(for: campaign.rig, catalog: HistoryBaselines(recording.history))
                 result = try await campaign.run(
                     RunOptions(
@@ -142,6 +162,7 @@ extension Blerig {
                 }
             } catch {
                 errors.print("blerig: \(error.report)")
+                if error.exitStatus == .passed { return }
                 throw ExitCode(error.exitStatus.rawValue)
             }
             output.print("")
@@ -172,22 +193,6 @@ extension Blerig {
                     + "\(format(result.benchTime.seconds)) s of bench time in \(format(result.wallTime.seconds)) s")
             if status != .passed { throw ExitCode(status.rawValue) }
         }
-    }
-}
-
-/// `90`, `90s`, `1.5m`, `2h` as a duration.
-enum WallDuration {
-    static func parse(_ text: String) -> Duration? {
-        let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600)]
-        var number = Substring(text.trimmingCharacters(in: .whitespaces))
-        var scale = 1.0
-        for (suffix, factor) in units where number.hasSuffix(suffix) {
-            number = number.dropLast(suffix.count)
-            scale = factor
-            break
-        }
-        guard let value = Double(number), value.isFinite, value > 0 else { return nil }
-        return .milliseconds(Int64((value * scale * 1000).rounded()))
     }
 }
 

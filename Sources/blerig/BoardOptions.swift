@@ -60,6 +60,13 @@ struct BoardOptions: ParsableArguments {
     }
 }
 
+/// How `power`, `reset` and `console` exit, for their `--help`.
+let boardCommandExitStatuses: [(ExitStatus, String)] = [
+    (.passed, "done (console: the session ended with Ctrl-], Ctrl-D, SIGINT or --duration)"),
+    (.usage, "the arguments, the rig file or the board's wiring are wrong; nothing was touched"),
+    (.infrastructure, "the port or the hub failed, or the board did not do what was asked (the error says which)"),
+]
+
 /// Prints a board command's failure and gives the exit status it ends with.
 func fail(_ error: BoardToolError) -> ExitCode {
     LineOutput.standardError.print("blerig: \(error)")

@@ -15,7 +15,7 @@ extension Blerig {
                 are read from stdin.
 
                 Exit status:
-                \(ExitStatus.table)
+                \(ExitStatus.table(boardCommandExitStatuses))
                 """)
 
         @Argument(help: ArgumentHelp("The board's id in the rig file.", valueName: "BOARD"))

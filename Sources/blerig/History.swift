@@ -139,12 +139,7 @@ struct RunHistoryOptions: ParsableArguments {
         help: ArgumentHelp(
             "How long to wait for a board another run holds before giving up on it (90, 90s, 15m).",
             valueName: "DURATION"),
-        transform: { text throws in
-            guard let duration = WallDuration.parse(text) else {
-                throw ValidationError("--lease-timeout: '\(text)' is not a duration such as 90, 90s, 15m or 2h")
-            }
-            return duration
-        })
+        transform: { try parseDuration($0, flag: "--lease-timeout") })
     var leaseTimeout: Duration = DatabaseLeasing.defaultTimeout
 
     @Option(
@@ -152,7 +147,8 @@ struct RunHistoryOptions: ParsableArguments {
             "How long a lease outlives its holder's last heartbeat (renewed every third of it).",
             valueName: "DURATION", visibility: .hidden),
         transform: { text throws in
-            guard let duration = WallDuration.parse(text), duration >= .milliseconds(300) else {
+            let duration = try parseDuration(text, flag: "--lease-ttl")
+            guard duration >= .milliseconds(300) else {
                 throw ValidationError("--lease-ttl: '\(text)' is not a duration of at least 0.3 s")
             }
             return duration

@@ -14,7 +14,7 @@ extension Blerig {
                 install (ci/udev/99-blerig.rules).
 
                 Exit status:
-                \(ExitStatus.table)
+                \(ExitStatus.table(boardCommandExitStatuses))
                 """)
 
         @Argument(

@@ -65,12 +65,14 @@ func parseRadio(_ text: String) throws -> RadioSpec {
     }
 }
 
-/// A positive duration: `10`, `10s`, `1.5m`.
+/// A positive duration: `10`, `10s`, `1.5m`, `2h`, at most ``DurationArgument/limit``; anything else is a usage
+/// error that says why.
 func parseDuration(_ text: String, flag: String) throws -> Duration {
-    guard let duration = WallDuration.parse(text) else {
-        throw ValidationError("\(flag): '\(text)' is not a duration such as 10, 10s or 1.5m")
+    do {
+        return try DurationArgument.parse(text)
+    } catch {
+        throw ValidationError("\(flag): '\(text)' \(error)")
     }
-    return duration
 }
 
 /// Runs a one-radio tool with SIGINT and SIGTERM turned into its stop: the first one stops `what` (the tool still

@@ -14,7 +14,7 @@ extension Blerig {
                 for example D0|R1|W0.1|D1|R0|W0.05|D0 enters an ESP32's ROM bootloader.
 
                 Exit status:
-                \(ExitStatus.table)
+                \(ExitStatus.table(boardCommandExitStatuses))
                 """)
 
         @Argument(help: ArgumentHelp("The board's id in the rig file.", valueName: "BOARD"))

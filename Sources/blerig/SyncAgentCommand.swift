@@ -11,6 +11,14 @@ extension Blerig {
         static let configuration = CommandConfiguration(
             commandName: "sync-agent",
             abstract: "Pull an esp-point's log into a sync queue and upload it to an ingest, printing each step.",
+            discussion: """
+                Exit status:
+                \(ExitStatus.table([
+                    (.passed, "the log was pulled and uploaded"),
+                    (.usage, "the arguments are wrong; nothing ran"),
+                    (.infrastructure, "the radio, the board, the queue or the ingest failed (the error is printed)"),
+                ]))
+                """,
             shouldDisplay: false)
 
         @Option(help: "The radio: tcp:HOST:PORT (an HCI controller, e.g. rootcanal's).")

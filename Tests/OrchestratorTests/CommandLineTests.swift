@@ -172,7 +172,7 @@ struct CommandLineTests {
         #expect(root.status == 0)
         #expect(root.output.contains("run") && root.output.contains("bench"))
         let run = try await Self.blerig(["run", "--help"])
-        #expect(run.output.contains("USAGE: blerig run <rig.yaml> [--seed <N>] [--suites <a,b>] [--out <DIR>]"))
+        #expect(run.output.contains("USAGE: blerig run <rig.yaml> [--seed <N>] [--suites <a,b>] [--boards <a,b>] [--gates <gates.yaml>]"))
         #expect(run.output.contains("130  interrupted"))
         #expect(run.output.contains("0    every check passed"))
     }

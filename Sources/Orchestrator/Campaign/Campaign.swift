@@ -13,6 +13,9 @@ import Reports
 public struct Campaign: Sendable {
     public let rig: RigConfig
     let suites: [PlannedSuite]
+    /// Per board, the names of the suites it runs when fewer than all (`--rerun-failed`); nil: every board runs
+    /// every suite.
+    let boardSuites: [String: [String]]?
     /// The virtual farm's seed (the rig's, or the one given); unused on hardware.
     public let seed: UInt64
     let launcher: any BenchLauncher
@@ -28,36 +31,37 @@ public struct Campaign: Sendable {
     /// The most bench time a campaign simulates unless told otherwise.
     public static let horizon: Duration = .seconds(400 * 24 * 3600)
 
-    /// Loads and checks the rig file and builds its bench's launcher with `benches`. `seed` overrides the rig's
-    /// seed; `suites` narrows the rig's suites to those named, in the rig's order.
+    /// Loads and checks the rig file (its suites' options included: every problem at once) and builds its bench's
+    /// launcher with `benches`. `seed` overrides the rig's seed; `suites` narrows the rig's suites to those named,
+    /// in the rig's order; `boards` narrows its boards the same way; `rerun` runs on each board only the suites
+    /// that did not pass in an earlier run (``RerunPlan``).
     public init(
-        rigFile path: String, seed: UInt64? = nil, suites names: [String]? = nil, benches: any BenchFactory
+        rigFile path: String, seed: UInt64? = nil, suites names: [String]? = nil, boards boardIDs: [String]? = nil,
+        rerun: RerunPlan? = nil, benches: any BenchFactory
     ) throws(CampaignError) {
-        do {
-            rig = try RigFile.load(contentsOf: path, knownSuites: Self.suiteNames)
-        } catch { throw .rig(error) }
-        var selections = rig.suites
-        if let names {
-            if let unknown = names.first(where: { !Self.suiteNames.contains($0) }) {
-                throw .argument(
-                    flag: "--suites",
-                    message:
-                        "unknown suite '\(unknown)' (blerig has \(RigWording.list(Self.suiteNames, conjunction: "and")))"
-                )
-            }
-            selections = selections.filter { names.contains($0.name) }
-            guard !selections.isEmpty else {
-                throw .argument(
-                    flag: "--suites",
-                    message:
-                        "none of \(names.joined(separator: ",")) is selected in \(path) (it selects \(rig.suites.map(\.name).joined(separator: ",")))"
-                )
-            }
+        var rig: RigConfig
+        var planned: [PlannedSuite]
+        do { (rig, planned) = try RigFile.loadPlanned(contentsOf: path) } catch { throw .rig(error) }
+        if let names { planned = try Self.select(suites: names, from: planned, rig: rig) }
+        if let boardIDs { rig.boards = try Self.select(boards: boardIDs, rig: rig) }
+        if let rerun {
+            let chosen = try Self.select(rerun: rerun, suites: planned.map(\.name), rig: rig)
+            rig.boards = rig.boards.filter { chosen[$0.id] != nil }
+            boardSuites = chosen
+        } else {
+            boardSuites = nil
         }
-        do { suites = try SuiteCatalog.plan(selections, file: path) } catch { throw .rig(error) }
+        self.rig = rig
+        suites = planned
         self.seed = seed ?? rig.virtual?.seed ?? VirtualFarmConfig.defaultSeed
         launcher = try benches.launcher(for: rig, seed: self.seed)
         startLocalIngest = { try await benches.startLocalIngest() }
+    }
+
+    /// The suites `board` runs, in the rig's order: all of them, unless a rerun chose fewer.
+    func suites(for board: String) -> [PlannedSuite] {
+        guard let names = boardSuites?[board] else { return suites }
+        return suites.filter { names.contains($0.name) }
     }
 
     /// Runs the campaign and writes its reports under `options.outputRoot/<run-id>/`. Throws only when the run

@@ -10,6 +10,8 @@ public enum CampaignError: Error, Sendable, CustomStringConvertible {
     case unsupportedRadio(RadioConfig)
     /// The report directory cannot be created or written.
     case output(path: String, message: String)
+    /// `--rerun-failed` named a run in which every check passed: there is nothing to run, which is no failure.
+    case nothingToRerun(runID: String)
 
     public var description: String {
         switch self {
@@ -20,6 +22,7 @@ public enum CampaignError: Error, Sendable, CustomStringConvertible {
                 + "rootcanal radios); for a BlueZ adapter write {kind: hci, transport: \"hci-user:0\"}, blerig's own host "
                 + "on the adapter's HCI user channel"
         case let .output(path, message): "cannot write \(path): \(message)"
+        case let .nothingToRerun(runID): "--rerun-failed: nothing to run again: every check of run \(runID) passed"
         }
     }
 
@@ -34,6 +37,7 @@ public enum CampaignError: Error, Sendable, CustomStringConvertible {
         switch self {
         case .rig, .argument: .usage
         case .unsupportedRadio, .output: .infrastructure
+        case .nothingToRerun: .passed
         }
     }
 }

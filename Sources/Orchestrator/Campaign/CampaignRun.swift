@@ -136,7 +136,7 @@ struct CampaignRun: Sendable {
             if control.reason == nil {
                 recorder.move(to: .quarantined, reason: "preflight failed: \(why)")
             }
-            for planned in campaign.suites {
+            for planned in campaign.suites(for: board.id) {
                 recorder.skipAll(
                     planned, profile: config.profile,
                     reason: control.reason.map { "not run: the run was stopped (\($0))" }
@@ -162,7 +162,7 @@ struct CampaignRun: Sendable {
         }
         if full { recorder.move(to: .queued, reason: "every radio it may use holds its maximum of links") }
         guard let lease = await scheduler.acquire(allowed: allowed) else {
-            for planned in campaign.suites {
+            for planned in campaign.suites(for: board.id) {
                 recorder.skipAll(
                     planned, profile: config.profile,
                     reason: "not run: the run was stopped (\(control.reason?.description ?? "cancelled"))")
@@ -183,7 +183,7 @@ struct CampaignRun: Sendable {
             target.unacknowledgedCapacity =
                 Double(link.packetsPerEvent * (link.dataLength - 7)) / (link.intervalMs / 1000)
         }
-        var remaining = campaign.suites[...]
+        var remaining = campaign.suites(for: board.id)[...]
         while let planned = remaining.popFirst() {
             if Task.isCancelled {
                 let reason = "not run: the run was stopped (\(control.reason?.description ?? "cancelled"))"

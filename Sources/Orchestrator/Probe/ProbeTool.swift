@@ -75,11 +75,3 @@ public struct ProbeTool: Sendable {
         return .checksFailed
     }
 }
-
-extension ExitStatus {
-    /// `  0    what it means`, in the layout of ``table``.
-    static func line(_ status: ExitStatus, _ meaning: String) -> String {
-        let code = String(status.rawValue)
-        return "  " + code + String(repeating: " ", count: 5 - code.count) + meaning
-    }
-}

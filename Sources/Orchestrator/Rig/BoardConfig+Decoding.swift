@@ -69,7 +69,9 @@ extension BoardConfig.Serial {
         let port = reader.read("port", required: true) { node throws(RigFileIssue) in
             let port = try node.string(for: "port")
             do throws(SerialPortNameError) { _ = try SerialPortName(parsing: port) } catch {
-                throw node.issue(.invalidValue, "'port': \(error.message)")
+                // The message quotes the text whole; a rig's value is quoted shortened, as everywhere else.
+                let message = error.message.replacingOccurrences(of: "'\(port)'", with: RigWording.quoted(port))
+                throw node.issue(.invalidValue, "'port': \(message)")
             }
             return port
         }

@@ -1,6 +1,14 @@
+import DeviceProfiles
+
 extension RigConfig {
     /// Reads a whole rig file's tree; nil if any issue was recorded in `diagnostics`.
-    static func decode(_ root: RigNode, knownSuites: [String], diagnostics: RigDiagnostics) -> RigConfig? {
+    /// `checkSuites` gets the suites selected, to read their options into the same diagnostics; `checkGates` the
+    /// gates file named, to check it exists.
+    static func decode(
+        _ root: RigNode, knownSuites: [String], diagnostics: RigDiagnostics,
+        checkSuites: ([SuiteSelection], RigDiagnostics) -> Void = { _, _ in },
+        checkGates: (FileReference, RigDiagnostics) -> Void = { _, _ in }
+    ) -> RigConfig? {
         guard var reader = RigMappingReader(root, noun: "the rig file", diagnostics: diagnostics) else { return nil }
         let name = reader.read("rig", required: true) { node throws(RigFileIssue) in
             let name = try node.string(for: "rig")
@@ -34,11 +42,13 @@ extension RigConfig {
         let suitesNode = reader.value("suites")
         let suites = suitesNode.map { decodeSuites($0, known: knownSuites, diagnostics: diagnostics) }
         if suitesNode == nil { reader.recordMissing("suites") }
+        if let suites { checkSuites(suites, diagnostics) }
         let gates = reader.read("gates") { node throws(RigFileIssue) in
             let path = try node.string(for: "gates")
             guard !path.isEmpty else { throw node.issue(.invalidValue, "'gates' must be a file path") }
             return FileReference(path: path, at: node.location)
         }
+        if let gates { checkGates(gates, diagnostics) }
         let afterRun = reader.choice("after_run", noun: "after_run setting", AfterRun.self) ?? .off
         var retries = reader.value("retries").flatMap { RetryPolicy.decode($0, diagnostics: diagnostics) }
             ?? RetryPolicy()
@@ -78,6 +88,8 @@ extension RigConfig {
         let isVirtual = radios.configs.map { !$0.isEmpty && $0.allSatisfy(\.servesBoardModels) } ?? false
         var boards: [BoardConfig] = []
         var seen = RigBindingRegistry(diagnostics: diagnostics)
+        let onRootcanal = radios.configs?.contains { if case .rootcanal = $0.kind { true } else { false } } ?? false
+        var addresses = BoardAddressRegistry(diagnostics: diagnostics, airForm: onRootcanal)
         for (index, element) in elements.enumerated() {
             guard let board = BoardConfig.decode(element, index: index, diagnostics: diagnostics) else { continue }
             let at = { (path: [String]) in path.reduce(Optional(element)) { $0?[$1] }?.location ?? element.location }
@@ -109,17 +121,24 @@ extension RigConfig {
             if let name = board.match?.name {
                 seen.claim("match name \(RigWording.quoted(name))", by: owner, at: at(["match", "name"]))
             }
+            var matchClaimed = true
             if let address = board.match?.address {
-                seen.claim("match address \(address)", by: owner, at: at(["match", "address"]))
+                matchClaimed = seen.claim("match address \(address)", by: owner, at: at(["match", "address"]))
             }
-            if isVirtual, let address = board.virtual.address {
-                if let matched = board.match?.address, matched != address {
+            if isVirtual {
+                let written = element["virtual"]?["address"] != nil
+                if written, let address = board.virtual.address, let matched = board.match?.address, matched != address {
                     diagnostics.record(
                         .conflict,
                         "virtual address \(address) differs from match address \(matched); the central would not "
                             + "find the board", at: at(["virtual", "address"]))
-                } else if element["virtual"]?["address"] != nil {
-                    seen.claim("virtual address \(address)", by: owner, at: at(["virtual", "address"]))
+                } else if let address = board.virtual.address, written {
+                    addresses.claim(address, board: board.id, from: .virtualAddress(at(["virtual", "address"])))
+                } else if let address = board.virtual.address, matchClaimed {
+                    addresses.claim(address, board: board.id, from: .matchAddress(at(["match", "address"])))
+                } else if board.virtual.address == nil {
+                    addresses.claim(
+                        board.profile.modelAddress(forBoard: board.id), board: board.id, from: .derived(id: at(["id"])))
                 }
             }
             boards.append(board)

@@ -14,24 +14,40 @@ public enum RigFile {
     /// order they are listed in messages.
     /// A `gates:` file that does not exist is an error at the rig's `gates:` (the Gates target reads the file).
     public static func load(contentsOf path: String, knownSuites: [String]) throws(RigFileError) -> RigConfig {
-        let rig = try parse(yaml: readText(contentsOf: path), file: path, knownSuites: knownSuites)
-        if let gates = rig.gates, !FileManager.default.fileExists(atPath: gates.path) {
-            throw RigFileError(
-                RigFileIssue(
-                    .unreadableFile,
-                    "gates file \(RigWording.quoted(gates.path)) does not exist (paths are relative to the working "
-                        + "directory)", at: gates.location))
-        }
-        return rig
+        try parse(
+            yaml: readText(contentsOf: path), file: path, knownSuites: knownSuites, checkSuites: { _, _ in },
+            checkGates: checkGatesExist)
+    }
+
+    /// Records an issue at `gates:` when the file it names does not exist, beside the file's other problems.
+    static func checkGatesExist(_ gates: RigConfig.FileReference, diagnostics: RigDiagnostics) {
+        guard !FileManager.default.fileExists(atPath: gates.path) else { return }
+        diagnostics.record(
+            .unreadableFile,
+            "gates file \(RigWording.quoted(gates.path)) does not exist (paths are relative to the working directory)",
+            at: gates.location)
     }
 
     /// Parses and checks rig file text; `file` names it in locations.
     public static func parse(yaml text: String, file: String, knownSuites: [String]) throws(RigFileError)
         -> RigConfig
     {
+        try parse(yaml: text, file: file, knownSuites: knownSuites, checkSuites: { _, _ in }, checkGates: { _, _ in })
+    }
+
+    /// ``parse(yaml:file:knownSuites:)`` that also hands the suites selected (those with known names) to
+    /// `checkSuites`, and the gates file named to `checkGates`, with the load's diagnostics, whatever else is wrong
+    /// in the file: what they record joins the file's other problems, so one error lists them all.
+    static func parse(
+        yaml text: String, file: String, knownSuites: [String],
+        checkSuites: ([SuiteSelection], RigDiagnostics) -> Void,
+        checkGates: (RigConfig.FileReference, RigDiagnostics) -> Void
+    ) throws(RigFileError) -> RigConfig {
         let diagnostics = RigDiagnostics()
         let root = try RigNode.parse(yaml: text, file: file, diagnostics: diagnostics)
-        let config = RigConfig.decode(root, knownSuites: knownSuites, diagnostics: diagnostics)
+        let config = RigConfig.decode(
+            root, knownSuites: knownSuites, diagnostics: diagnostics, checkSuites: checkSuites,
+            checkGates: checkGates)
         try diagnostics.throwIfAny(file: file)
         guard let config else {
             // decode returns nil only after recording an issue; this keeps the promise if that ever breaks.

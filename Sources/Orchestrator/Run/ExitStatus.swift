@@ -1,5 +1,6 @@
 /// How `blerig` exits: the one place these numbers are defined. The CLI, `--help` and docs/cli.md all print
-/// ``table``, and a test (`DocumentationTests`) keeps docs/cli.md in step with it.
+/// ``table``, and a test (`DocumentationTests`) keeps docs/cli.md in step with it. A command that uses only some of
+/// them prints its own subset in its `--help` (``table(_:)``), with its own wording where the general one does not fit.
 public enum ExitStatus: Int32, Sendable, CaseIterable, CustomStringConvertible {
     /// Every check passed.
     case passed = 0
@@ -21,11 +22,20 @@ public enum ExitStatus: Int32, Sendable, CaseIterable, CustomStringConvertible {
     /// ```
     ///   0    every check passed
     /// ```
-    public static var table: String {
-        allCases.map { status in
-            let code = String(status.rawValue)
-            return "  " + code + String(repeating: " ", count: 5 - code.count) + status.description
-        }.joined(separator: "\n")
+    public static var table: String { table(allCases.map { ($0, $0.description) }) }
+
+    /// The lines for `statuses`, each with its general meaning, in the order given.
+    public static func table(_ statuses: [ExitStatus]) -> String { table(statuses.map { ($0, $0.description) }) }
+
+    /// The lines for a command's own statuses, each with the meaning that command gives it.
+    public static func table(_ entries: [(ExitStatus, String)]) -> String {
+        entries.map { line($0.0, $0.1) }.joined(separator: "\n")
+    }
+
+    /// `  0    what it means`, in the layout of ``table``.
+    static func line(_ status: ExitStatus, _ meaning: String) -> String {
+        let code = String(status.rawValue)
+        return "  " + code + String(repeating: " ", count: max(1, 5 - code.count)) + meaning
     }
 
     public var description: String {

@@ -112,3 +112,27 @@ struct PowerSuite: Suite {
         ]
     }
 }
+
+extension PowerSuite {
+    static var about: SuiteAbout {
+        SuiteAbout(
+            name: name,
+            summary: "(boards with a power switch) power cycles: time from power on to advertising again, and the "
+                + "reset reason the console reports after each",
+            options: [
+                .init("cycles", String(defaults.cycles), "how many times to cut and restore the power"),
+                .init("off_s", OptionText.seconds(defaults.off), "how long the power stays off each time"),
+                .init(
+                    "recover_timeout_s", OptionText.seconds(defaults.recoverTimeout),
+                    "how long the board may take to advertise after power on"),
+            ],
+            metrics: [
+                .init(
+                    "power.recover_s", .seconds, [.p50, .max, .count],
+                    "power on → first advertisement after a power cycle"),
+                .init(
+                    "power.poweron_boots", .count, [.value],
+                    "power cycles after which the console reported BOOT … reset=POWERON"),
+            ])
+    }
+}

@@ -10,6 +10,8 @@ import Reports
 /// so the same suite runs on the virtual farm and on hardware.
 protocol Suite: Sendable {
     static var name: String { get }
+    /// What `blerig suites` says about it: options with defaults, metrics with definitions (``SuiteAbout``).
+    static var about: SuiteAbout { get }
     /// Reads the suite's options from the rig file; problems go to the reader's diagnostics with their place.
     init(options: inout RigMappingReader)
     /// How long one of its checks may take on the bench clock before it is ended as interrupted, unless the rig
@@ -128,6 +130,13 @@ enum SuiteCatalog {
     /// The suites of a rig file with their options read; every problem with its place.
     static func plan(_ selections: [SuiteSelection], file: String) throws(RigFileError) -> [PlannedSuite] {
         let diagnostics = RigDiagnostics()
+        let planned = plan(selections, diagnostics: diagnostics)
+        try diagnostics.throwIfAny(file: file)
+        return planned
+    }
+
+    /// The suites with their options read; problems go to `diagnostics`, beside the rest of the file's.
+    static func plan(_ selections: [SuiteSelection], diagnostics: RigDiagnostics) -> [PlannedSuite] {
         var planned: [PlannedSuite] = []
         for selection in selections {
             guard let type = suites.first(where: { $0.name == selection.name }),
@@ -140,7 +149,6 @@ enum SuiteCatalog {
                 PlannedSuite(
                     suite: suite, checkTimeout: timeout.map { .milliseconds($0 * 1000) } ?? suite.defaultCheckTimeout))
         }
-        try diagnostics.throwIfAny(file: file)
         return planned
     }
 }

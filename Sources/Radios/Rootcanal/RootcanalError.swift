@@ -18,6 +18,8 @@ public struct RootcanalError: Error, Sendable, Hashable, CustomStringConvertible
         case unexpectedReply
         /// A command that the test channel's framing cannot carry (a name or argument over 255 bytes).
         case invalidCommand
+        /// rootcanal listened on an address other than loopback, reachable from the network; blerig stopped it.
+        case notLoopback
     }
 
     public var code: Code

@@ -31,8 +31,8 @@ public struct RootcanalPorts: Sendable, Hashable, CustomStringConvertible {
     public var description: String { "test \(test), hci \(hci), link \(link), link-ble \(linkBLE)" }
 
     /// Four distinct ports that are free right now: the kernel's choice for four sockets bound to port 0 at
-    /// once, read back and released. rootcanal listens on every address (0.0.0.0), so the ports are picked
-    /// there, not on 127.0.0.1 alone. Another process may still take one before rootcanal binds it: the
+    /// once, read back and released. They are picked on every address (0.0.0.0), the stricter test: a port
+    /// free there is free on 127.0.0.1, where rootcanal listens (see ``LoopbackLibrary``). Another process may still take one before rootcanal binds it: the
     /// launcher notices and retries.
     public static func free() throws(RootcanalError) -> RootcanalPorts {
         var sockets: [Int32] = []

@@ -11,7 +11,9 @@ import Foundation
 /// ```
 ///
 /// ``start(_:clock:)`` finds the interpreter (``Options/launcher``), picks four free ports, starts
-/// `python -m rootcanal` with them under a ``SupervisedProcess``, and waits until rootcanal's own log says it
+/// `python -m rootcanal` with them under a ``SupervisedProcess`` with ``LoopbackLibrary`` preloaded (rootcanal
+/// has no flag for its listen address; the library makes it 127.0.0.1, and the listeners are checked in
+/// /proc/net before rootcanal is used: one on another address stops it with an error), and waits until rootcanal's own log says it
 /// listens on every one of them (``RootcanalStartupLog``): a port someone else holds is logged as "Address
 /// already in use" while rootcanal keeps running, and is answered by a retry on fresh ports (or an error, for
 /// ports the caller chose). It then connects the test channel and sets the tick. Every error quotes the end
@@ -45,6 +47,9 @@ public final class RootcanalProcess: Sendable {
         public var logFile: String?
         /// SIGTERM to SIGKILL on stop.
         public var stopGrace: Duration = .seconds(2)
+        /// The library that keeps rootcanal on loopback; nil finds it (``LoopbackLibrary/locate(environment:executable:)``).
+        /// Whatever it is, a rootcanal listening beyond loopback is stopped with ``RootcanalError/Code/notLoopback``.
+        public var loopback: LoopbackLibrary?
 
         public init() {}
     }
@@ -83,6 +88,9 @@ public final class RootcanalProcess: Sendable {
         _ options: Options = Options(), clock: some Clock<Duration> = ContinuousClock()
     ) async throws(RootcanalError) -> RootcanalProcess {
         let (executable, leading) = try command(for: options.launcher)
+        let loopback: LoopbackLibrary
+        if let chosen = options.loopback { loopback = chosen } else { loopback = try LoopbackLibrary.locate() }
+        let environment = loopback.preloading(into: ProcessInfo.processInfo.environment)
         let began = clock.now
         var taken: [String] = []
         for attempt in 1...max(1, options.attempts) {
@@ -93,13 +101,23 @@ public final class RootcanalProcess: Sendable {
             do {
                 log = try ProcessOutput(file: options.logFile)
                 process = try SupervisedProcess.start(
-                    executable, leading + ports.arguments, stdout: log, grace: options.stopGrace)
+                    executable, leading + ports.arguments, environment: environment, stdout: log,
+                    grace: options.stopGrace)
             } catch {
                 throw RootcanalError(.spawnFailed, "cannot start rootcanal: \(error)", fix: fix(for: options.launcher))
             }
             do throws(RootcanalError) {
                 switch try await waitUntilListening(process, ports, options, clock) {
                 case .ready:
+                    let exposed = LoopbackListeners.current().exposed(on: ports.all)
+                    guard exposed.isEmpty else {
+                        throw RootcanalError(
+                            .notLoopback,
+                            "rootcanal listens beyond this host, on \(exposed.map(\.description).joined(separator: ", "))"
+                                + "; blerig stopped it",
+                            fix: "\(LoopbackLibrary.fileName) (\(loopback.path)) did not take effect: is the rootcanal "
+                                + "binary statically linked?")
+                    }
                     let channel = try await RootcanalTestChannel.connect(port: ports.test)
                     if let period = options.timerPeriod { try await channel.setTimerPeriod(period) }
                     return RootcanalProcess(

@@ -42,15 +42,9 @@ public struct VirtualBoardSettings: Sendable, Hashable {
         self.rssi = rssi
     }
 
-    /// A stable public address for a board id: the Espressif OUI 24:0A:C4 for esp-point, Arduino's 84:CC:A8 for
-    /// the Nano, Polar's A0:9E:1A for the hrm, and three bytes hashed from the id.
+    /// A stable public address for a board id: ``Profile/modelAddress(forBoard:)``, which the rig loader also
+    /// uses to refuse two boards at one address before a run.
     public static func defaultAddress(for id: String, profile: Profile) -> DeviceAddress {
-        let oui: UInt64 = switch profile {
-        case .espPoint: 0x240AC4
-        case .nano33BLESense: 0x84CCA8
-        case .hrm: 0xA09E1A
-        }
-        let hash = id.utf8.reduce(UInt64(0xCBF2_9CE4_8422_2325)) { ($0 ^ UInt64($1)) &* 0x0000_0100_0000_01B3 }
-        return DeviceAddress(oui << 24 | (hash ^ hash >> 24 ^ hash >> 48) & 0xFF_FFFF)
+        profile.modelAddress(forBoard: id)
     }
 }
