@@ -78,8 +78,6 @@ extension Blerig {
 
         @OptionGroup var campaign: CampaignOptions
 
-        @OptionGroup var gating: GateOptions
-
         @Option(help: ArgumentHelp("Directory the run's report directory is created in.", valueName: "DIR"))
         var out = "reports"
 
@@ -97,6 +95,8 @@ extension Blerig {
 
         @Flag(name: .shortAndLong, help: "Print only failures and the summary.")
         var quiet = false
+
+        @OptionGroup var gating: GateOptions
 
         func validate() throws {
             guard !out.isEmpty else { throw ValidationError("--out must name a directory, not ''") }
