@@ -96,8 +96,6 @@ extension Blerig {
 
         @OptionGroup var campaign: CampaignOptions
 
-        @OptionGroup var gating: GateOptions
-
         @Option(help: ArgumentHelp("Directory the run's report directory is created in.", valueName: "DIR"))
         var out = "reports"
 
@@ -125,6 +123,8 @@ extension Blerig {
         var pushMetrics: String?
 
         @OptionGroup var history: RunHistoryOptions
+
+        @OptionGroup var gating: GateOptions
 
         func validate() throws {
             guard !out.isEmpty else { throw ValidationError("--out must name a directory, not ''") }

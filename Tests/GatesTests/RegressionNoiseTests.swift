@@ -138,3 +138,24 @@ struct RegressionNoiseTests {
         #expect(a.lower <= a.estimate && a.estimate <= a.upper)
     }
 }
+
+extension RegressionNoiseTests {
+    @Test("a resample's quantile read from draw counts equals the quantile of the sorted resample")
+    func resamplerMatchesSorting() {
+        var random = SeededRandom(seed: 11)
+        for n in [1, 2, 3, 10, 31] {
+            let values = Self.latencies(n, grid: n > 3, random: &random)
+            for p in [0.0, 0.1, 0.5, 0.95, 1.0] {
+                var resampler = BootstrapShift.Resampler(values)
+                var counting = SeededRandom(seed: UInt64(n))
+                var drawing = SeededRandom(seed: UInt64(n))
+                let sorted = values.sorted()
+                for _ in 0..<20 {
+                    let fast = resampler.quantile(p, using: &counting)
+                    let drawn = (0..<n).map { _ in sorted[Int(drawing.next() % UInt64(n))] }
+                    #expect(fast == Quantile.of(drawn, p), "n \(n) p \(p)")
+                }
+            }
+        }
+    }
+}

@@ -20,15 +20,13 @@ public struct BootstrapShift: Sendable, Hashable {
     ) {
         precondition(!x.isEmpty && !y.isEmpty, "a bootstrap needs two non-empty samples")
         precondition(resamples > 0 && alpha > 0 && alpha < 0.5, "resamples > 0 and alpha in (0, 0.5)")
-        estimate = Quantile.of(x, quantile) - Quantile.of(y, quantile)
         var random = SeededRandom(seed: seed, stream: "gates/bootstrap")
+        var xs = Resampler(x)
+        var ys = Resampler(y)
+        estimate = Quantile.of(sorted: xs.sorted, quantile) - Quantile.of(sorted: ys.sorted, quantile)
         var shifts = [Double](repeating: 0, count: resamples)
-        var xs = [Double](repeating: 0, count: x.count)
-        var ys = [Double](repeating: 0, count: y.count)
         for index in 0..<resamples {
-            Self.draw(from: x, into: &xs, using: &random)
-            Self.draw(from: y, into: &ys, using: &random)
-            shifts[index] = Quantile.of(sorted: xs, quantile) - Quantile.of(sorted: ys, quantile)
+            shifts[index] = xs.quantile(quantile, using: &random) - ys.quantile(quantile, using: &random)
         }
         shifts.sort()
         lower = Quantile.of(sorted: shifts, alpha)
@@ -36,10 +34,43 @@ public struct BootstrapShift: Sendable, Hashable {
         self.resamples = resamples
     }
 
-    /// Fills `out` with draws from `values`, sorted.
-    private static func draw(from values: [Double], into out: inout [Double], using random: inout SeededRandom) {
-        let count = UInt64(values.count)
-        for index in out.indices { out[index] = values[Int(random.next() % count)] }
-        out.sort()
+    /// Draws resamples of one sample and reads a quantile of each without sorting it: a resample of a sorted
+    /// sample is a count of draws per position, and its order statistics are where those counts add up. O(n)
+    /// per resample instead of O(n log n).
+    struct Resampler {
+        let sorted: [Double]
+        private var counts: [Int]
+
+        init(_ values: [Double]) {
+            sorted = values.sorted()
+            counts = [Int](repeating: 0, count: values.count)
+        }
+
+        /// The `p` quantile (type 7, as ``Quantile``) of a fresh resample.
+        mutating func quantile(_ p: Double, using random: inout SeededRandom) -> Double {
+            let n = sorted.count
+            for index in counts.indices { counts[index] = 0 }
+            for _ in 0..<n { counts[Int(random.next() % UInt64(n))] += 1 }
+            let h = Double(n - 1) * min(1, max(0, p))
+            let low = Int(h.rounded(.down))
+            // The values at sorted positions `low` and `low + 1` of the resample.
+            var seen = 0
+            var lowValue = sorted[n - 1]
+            var highValue = sorted[n - 1]
+            var foundLow = false
+            for (position, count) in counts.enumerated() where count > 0 {
+                seen += count
+                if !foundLow, seen > low {
+                    lowValue = sorted[position]
+                    foundLow = true
+                }
+                if seen > low + 1 {
+                    highValue = sorted[position]
+                    break
+                }
+            }
+            if low + 1 >= n { highValue = lowValue }
+            return lowValue + (h - Double(low)) * (highValue - lowValue)
+        }
     }
 }
