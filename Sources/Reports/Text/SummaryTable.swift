@@ -55,7 +55,8 @@ extension RunResult {
         let numeric = Set(2..<(2 + countNames.count))
         func line(_ cells: [String]) -> String {
             let padded = cells.enumerated().map { column, cell in
-                let fill = String(repeating: " ", count: widths[column] - cell.count)
+                // A wrapped cell may still be wider than its column (one key number longer than the column).
+                let fill = String(repeating: " ", count: max(0, widths[column] - cell.count))
                 return numeric.contains(column) ? fill + cell : cell + fill
             }
             var text = padded.joined(separator: " | ")
