@@ -72,12 +72,17 @@ extension Interop {
                 let clock = ContinuousClock()
                 let deadline = clock.now.advanced(by: .seconds(90))
                 var log = ""
-                while blerig.exit == nil, clock.now < deadline, !log.contains("\"suite\":\"soak\"") {
+                func soakStarted(_ log: String) -> Bool {
+                    log.split(separator: "\n").contains {
+                        $0.contains("\"event\":\"testStarted\"") && $0.contains("\"suite\":\"soak\"")
+                    }
+                }
+                while blerig.exit == nil, clock.now < deadline, !soakStarted(log) {
                     try await clock.sleep(for: .milliseconds(100))
                     log = Self.runLog(in: out) ?? ""
                 }
                 try #require(blerig.exit == nil, "blerig ended before the soak: \(blerig.stdout.text)\(blerig.stderr.text)")
-                try #require(log.contains("\"suite\":\"soak\""), "the soak did not start within 90 s")
+                try #require(soakStarted(log), "the soak did not start within 90 s")
                 try await clock.sleep(for: .seconds(2))
                 let killed = clock.now
                 switch victim {

@@ -29,7 +29,11 @@ struct BenchFaultTests {
                 let log = (try? FileManager.default.contentsOfDirectory(atPath: out).first).flatMap {
                     try? String(contentsOfFile: "\(out)/\($0)/run.jsonl", encoding: .utf8)
                 }
-                if log?.contains("\"suite\":\"handshake\"") == true { break }
+                // A handshake check started (the run's plan at the top names the suite too).
+                let started = log?.split(separator: "\n").contains {
+                    $0.contains("\"event\":\"testStarted\"") && $0.contains("\"suite\":\"handshake\"")
+                }
+                if started == true { break }
                 try await Task.sleep(for: .milliseconds(20))
             }
             try await Task.sleep(for: .milliseconds(300))
@@ -53,7 +57,7 @@ struct BenchFaultTests {
         let handshakes = tests.filter {
             if case .skipped = $0.outcome { false } else { $0.suite == "handshake" }
         }
-        #expect(!handshakes.isEmpty)
+        #expect(!handshakes.isEmpty, "\(tests.map { "\($0.board) \($0.suite).\($0.name): \($0.outcome)" })")
         for check in handshakes {
             #expect(check.failureClass == .infrastructure, "\(check.name): \(check.outcome)")
             guard case .error(let message, _) = check.outcome else {

@@ -106,7 +106,8 @@ struct CommandLineTests {
             if let name = try? FileManager.default.contentsOfDirectory(atPath: root)
                 .first(where: { !$0.hasPrefix("history.sqlite") }),
                 let contents = try? String(contentsOfFile: "\(root)/\(name)/\(file)", encoding: .utf8),
-                contents.contains(text)
+                // Not in the first line: a run log's runStarted names every planned suite and check.
+                contents.split(separator: "\n").dropFirst().contains(where: { $0.contains(text) })
             {
                 return "\(root)/\(name)"
             }
@@ -172,7 +173,10 @@ struct CommandLineTests {
         #expect(root.status == 0)
         #expect(root.output.contains("run") && root.output.contains("bench"))
         let run = try await Self.blerig(["run", "--help"])
-        #expect(run.output.contains("USAGE: blerig run <rig.yaml> [--seed <N>] [--suites <a,b>] [--boards <a,b>] [--gates <gates.yaml>]"))
+        #expect(run.output.contains("USAGE: blerig run [<options>] <rig.yaml>"))
+        for option in ["--seed <N>", "--suites <a,b>", "--boards <a,b>", "--gates <gates.yaml>", "--history <PATH|URL>"] {
+            #expect(run.output.contains(option), "run --help lacks \(option)")
+        }
         #expect(run.output.contains("130  interrupted"))
         #expect(run.output.contains("0    every check passed"))
     }

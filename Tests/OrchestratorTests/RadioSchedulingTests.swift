@@ -42,7 +42,7 @@ struct RadioSchedulingTests {
         #expect(queued.count == 8)
         try XMLSchema.expectValid("\(result.directory)/junit.xml")
         let xml = try String(contentsOfFile: "\(result.directory)/junit.xml", encoding: .utf8)
-        #expect(xml.contains("board.schedule.link_wait_ms.value"))
+        #expect(xml.contains("<property name=\"schedule.link_wait_ms.value\""))
     }
 
     @Test("a board pinned to a radio uses that radio")

@@ -120,9 +120,13 @@ final class RecordingServer: Sendable {
         class Handler(http.server.BaseHTTPRequestHandler):
             def do_PUT(self):
                 body = self.rfile.read(int(self.headers.get('Content-Length', 0))).decode()
+                answer = b'recorded' if status < 300 else b'bad request'
                 self.send_response(status)
+                # The answer's length, so the client is done before the record below fills the test's pipe.
+                self.send_header('Content-Length', str(len(answer)))
                 self.end_headers()
-                self.wfile.write(b'recorded' if status < 300 else b'bad request')
+                self.wfile.write(answer)
+                self.wfile.flush()
                 print(json.dumps({'method': 'PUT', 'path': self.path,
                                   'contentType': self.headers.get('Content-Type', ''), 'body': body}), flush=True)
             def log_message(self, *args):

@@ -25,7 +25,8 @@ struct JUnitGatesTests {
     func rendering() throws {
         let xml = JUnitWriter().render(RunResult(SampleRuns.bench), gates: Self.verdicts)
         let plain = JUnitWriter().render(RunResult(SampleRuns.bench))
-        let counts = RunResult(SampleRuns.bench).counts
+        // The run's checks, the bench's own two testcases (open, run), and the gates.
+        let counts = RunResult(SampleRuns.bench).counts + BenchChecks(RunResult(SampleRuns.bench)).counts
         #expect(
             xml.contains(
                 "<testsuites name=\"bench-a\" tests=\"\(counts.tests + 3)\" failures=\"\(counts.failed + 1)\" "

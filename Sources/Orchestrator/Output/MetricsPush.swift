@@ -52,7 +52,11 @@ public struct MetricsPush: Sendable {
         var request = URLRequest(url: url, timeoutInterval: timeout.seconds)
         request.httpMethod = "PUT"
         request.setValue(OpenMetricsWriter.Format.prometheusText.contentType, forHTTPHeaderField: "Content-Type")
-        request.httpBody = Data(OpenMetricsWriter().render(result, format: .prometheusText).utf8)
+        let body = Data(OpenMetricsWriter().render(result, format: .prometheusText).utf8)
+        request.httpBody = body
+        // A length, not chunks, and no wait for 100-continue: what every gateway and proxy takes.
+        request.setValue(String(body.count), forHTTPHeaderField: "Content-Length")
+        request.setValue("", forHTTPHeaderField: "Expect")
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = timeout.seconds
         let session = URLSession(configuration: configuration)
