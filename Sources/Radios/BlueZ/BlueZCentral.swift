@@ -156,12 +156,20 @@ public final class BlueZCentral: Central {
         case let .deviceDisconnected(disconnected):
             guard let peer = disconnected.address.le else { return }
             let reason = disconnected.reason.hciReason
-            let waiter = state.withLock { state -> CheckedContinuation<HCIErrorCode?, Never>? in
-                if let waiter = state.reasonWaiters.removeValue(forKey: peer) { return waiter }
-                if state.links[peer] != nil { state.disconnectReasons[peer] = reason }
-                return nil
+            let (waiter, link) = state.withLock { state -> (CheckedContinuation<HCIErrorCode?, Never>?, BlueZLink?) in
+                if let waiter = state.reasonWaiters.removeValue(forKey: peer) { return (waiter, nil) }
+                guard let link = state.links[peer] else { return (nil, nil) }
+                state.disconnectReasons[peer] = reason
+                return (nil, link)
             }
             waiter?.resume(returning: reason)
+            // The socket normally ends right after; if it has not within the grace, blerig ends it.
+            if let link {
+                Task { [clock] in
+                    try? await clock.sleep(for: Self.reasonGrace)
+                    link.forceDown()
+                }
+            }
         case let .connectFailed(failed):
             guard let peer = failed.address.le else { return }
             state.withLock { $0.connectFailures[peer] = failed.status }

@@ -144,15 +144,21 @@ final class BlueZLink: ATTBearer, LinkControl, Sendable {
     }
 
     /// Closes the link through mgmt (the kernel sends HCI Disconnect at once, where closing the socket would leave
-    /// the link up for two more seconds); when mgmt cannot, closes the socket.
+    /// the link up for two more seconds), then closes the socket. The kernel answers Disconnect once the link is
+    /// down, but Debian's 6.1 was seen leaving the ATT socket of a link it had closed this way open and silent:
+    /// blerig does not wait for it to end by itself.
     func disconnect() async {
         guard let central, !state.withLock({ $0.down }) else { return }
         state.withLock { $0.closedByUs = true }
-        do {
-            _ = try await central.mgmt.send(Mgmt.Disconnect(Mgmt.Address(peer)), index: central.adapter)
-        } catch {
-            channel.close()
-        }
+        _ = try? await central.mgmt.send(Mgmt.Disconnect(Mgmt.Address(peer)), index: central.adapter)
+        channel.close()
+    }
+
+    /// mgmt said the link is down (Device Disconnected) and the socket has not ended by itself: end it, so that the
+    /// connection goes down with mgmt's reason rather than waiting on a socket the kernel left open.
+    func forceDown() {
+        guard !state.withLock({ $0.down }) else { return }
+        channel.close()
     }
 
     /// The reason a failed send stands for.
