@@ -6,15 +6,17 @@ import Orchestrator
 import VirtualFarm
 
 /// The composition root: the one place that turns a rig file into a bench. It knows every bench implementation
-/// (the virtual farm, blerig's HCI host on hardware controllers or rootcanal, and BoardControl's serial ports
-/// and hub ports for real boards), and the orchestrator knows none of them: it sees ``BenchLauncher`` and the capability protocols only.
+/// (the virtual farm, blerig's HCI host on hardware controllers or rootcanal, the kernel's BlueZ stack, and
+/// BoardControl's serial ports and hub ports for real boards), and the orchestrator knows none of them: it sees
+/// ``BenchLauncher`` and the capability protocols only.
 public struct BenchBuilder: BenchFactory {
     public init() {}
 
     public func launcher(for rig: RigConfig, seed: UInt64) throws(CampaignError) -> any BenchLauncher {
         if rig.isVirtual { return VirtualBenchLauncher(Self.virtualConfiguration(rig, seed: seed)) }
-        if let bluez = rig.radios.first(where: { if case .bluez = $0.kind { true } else { false } }) {
-            throw .unsupportedRadio(bluez)
+        // kind: bluez: the kernel's own stack beside bluetoothd.
+        if rig.radios.contains(where: { if case .bluez = $0.kind { true } else { false } }) {
+            return BlueZBenchLauncher(rig: rig)
         }
         // kind: hci and kind: rootcanal: blerig's own HCI host; on rootcanal the board models are served too.
         return HCIBenchLauncher(rig: rig, seed: seed, boards: Self.virtualConfiguration(rig, seed: seed).boards)

@@ -27,6 +27,26 @@ public struct RadioOpener: RadioOpening {
         switch spec {
         case let .virtual(rigFile): try await withVirtualRig(rigFile, body)
         case let .hci(transport): try await withHCIHost(transport, body)
+        case let .bluez(adapter): try await withBlueZ(adapter, body)
+        }
+    }
+
+    /// The kernel's own stack on adapter hciN: opens mgmt (powering the adapter on if it is off), runs `body` with
+    /// the central on the wall clock, and disconnects its links and closes mgmt whatever the body does.
+    func withBlueZ<T: Sendable>(
+        _ adapter: UInt16, _ body: @escaping @Sendable (any Central, any RigClock) async throws -> T
+    ) async throws -> T {
+        let central: BlueZCentral
+        do { central = try await BlueZCentral.open(adapter: adapter) } catch {
+            throw RadioOpenError(.unavailable, "radio bluez:hci\(adapter): \(error)")
+        }
+        do {
+            let value = try await body(central, central.clock)
+            await central.close()
+            return value
+        } catch {
+            await central.close()
+            throw error
         }
     }
 

@@ -6,6 +6,7 @@
 #include <bluetooth/bluetooth.h>
 #include <bluetooth/hci.h>
 #include <bluetooth/hci_lib.h>
+#include <bluetooth/l2cap.h>
 
 // HCIDEVUP, HCIDEVDOWN, HCIGETDEVLIST and HCIGETDEVINFO are _IOW/_IOR macros Swift does not import.
 static inline unsigned long blerig_hcidevup(void) { return HCIDEVUP; }
@@ -17,6 +18,13 @@ static inline unsigned long blerig_hcigetdevinfo(void) { return HCIGETDEVINFO; }
 #define HCI_CHANNEL_USER 1
 #endif
 static inline unsigned short blerig_hci_channel_user(void) { return HCI_CHANNEL_USER; }
+// The management channel (mgmt-api.txt): commands and events of the kernel's own Bluetooth stack, bound to no
+// device (HCI_DEV_NONE).
+#ifndef HCI_CHANNEL_CONTROL
+#define HCI_CHANNEL_CONTROL 3
+#endif
+static inline unsigned short blerig_hci_channel_control(void) { return HCI_CHANNEL_CONTROL; }
+static inline unsigned short blerig_hci_dev_none(void) { return HCI_DEV_NONE; }
 
 #include <errno.h>
 #include <stdint.h>

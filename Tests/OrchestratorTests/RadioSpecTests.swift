@@ -23,6 +23,8 @@ struct RadioSpecTests {
             ),
             ("hci-user:0", .hci(.hciUser(adapter: 0)), "hci-user:0"),
             ("hci-user:hci1", .hci(.hciUser(adapter: 1)), "hci-user:1"),
+            ("bluez:hci0", .bluez(adapter: 0), "bluez:hci0"),
+            ("bluez:2", .bluez(adapter: 2), "bluez:hci2"),
         ])
     func parses(text: String, spec: RadioSpec, printed: String) throws {
         #expect(try RadioSpec.parse(text).get() == spec)
@@ -38,6 +40,8 @@ struct RadioSpecTests {
             ("tcp:localhost", "has no port; write tcp:HOST:PORT"),
             ("user:hci0", "unknown radio kind 'user'"),
             ("bluetooth:0", "unknown radio kind 'bluetooth'"),
+            ("bluez:wlan0", "'wlan0' is not an adapter; write bluez:hci0 or bluez:0"),
+            ("bluez:", "'' is not an adapter"),
         ])
     func rejects(text: String, message: String) {
         guard case let .failure(error) = RadioSpec.parse(text) else {
@@ -67,6 +71,7 @@ struct RadioSpecTests {
         arguments: [
             ("tcp:127.0.0.1:1", "connection refused"),
             ("hci-user:0", "Bluetooth"),
+            ("bluez:hci0", "kernel has no Bluetooth"),
         ])
     func hciControllerMissing(spec: String, words: String) async throws {
         do {

@@ -26,7 +26,9 @@ struct UserChannelFailure: Sendable, CustomTestStringConvertible {
 private let opened = ["socket", "HCIDEVDOWN hci0", "close"]
 private let bound = ["socket", "HCIDEVDOWN hci0", "bind hci0", "close"]
 private let setcap = "`sudo setcap cap_net_admin+ep \(BluetoothFailure.currentExecutable())`, or run as root"
-private let stopBlueZ = "`sudo systemctl stop bluetooth`, or `sudo btmgmt --index 0 power off`"
+private let stopBlueZ =
+    "`sudo systemctl stop bluetooth`, or `sudo btmgmt --index 0 power off`; or leave bluetoothd running and use the "
+    + "kernel's stack: `--radio bluez:hci0`, `radio: {kind: bluez, adapter: hci0}`"
 
 private let userChannelFailures = [
     UserChannelFailure(

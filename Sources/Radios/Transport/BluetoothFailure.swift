@@ -44,7 +44,9 @@ enum BluetoothFailure {
             return HCITransportError(
                 .busy,
                 "\(name) is in use: it is still up, or bluetoothd powered it back on (\(call.rawValue): \(error))",
-                fix: "`sudo systemctl stop bluetooth`, or `sudo btmgmt --index \(adapter) power off`")
+                fix: "`sudo systemctl stop bluetooth`, or `sudo btmgmt --index \(adapter) power off`; or leave "
+                    + "bluetoothd running and use the kernel's stack: `--radio bluez:\(name)`, "
+                    + "`radio: {kind: bluez, adapter: \(name)}`")
         case EUSERS:
             return HCITransportError(
                 .busy, "another program already holds the user channel of \(name): \(error)",

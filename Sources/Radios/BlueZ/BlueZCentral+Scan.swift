@@ -1,0 +1,165 @@
+import BLECore
+
+extension BlueZCentral {
+    /// Discovery (mgmt Start Discovery, LE) runs while at least one stream is consumed. The kernel ends an LE
+    /// discovery after about 10 s; it is started again while streams remain. When another program (bluetoothd)
+    /// is discovering already, the kernel refuses a second discovery (Busy) but sends its Device Found events to
+    /// every mgmt socket, so the scan reports those. Each report holds the advertising data and the scan response,
+    /// merged by the kernel.
+    public func scan(_ filter: ScanFilter) -> AsyncStream<Advertisement> {
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: Advertisement.self, bufferingPolicy: .bufferingNewest(1024))
+        let key = state.withLock { state -> Int? in
+            guard !state.closed, state.powered else { return nil }
+            state.nextKey += 1
+            state.scans[state.nextKey] = Scan(filter: filter, continuation: continuation)
+            return state.nextKey
+        }
+        guard let key else {
+            continuation.finish()
+            return stream
+        }
+        continuation.onTermination = { [weak self] _ in
+            guard let self else { return }
+            state.withLock { _ = $0.scans.removeValue(forKey: key) }
+            updateDiscovery()
+        }
+        updateDiscovery()
+        return stream
+    }
+
+    /// Starts or stops discovery to match the scans, one mgmt command at a time.
+    func updateDiscovery() {
+        let start = state.withLock { state -> Bool? in
+            if state.discoveryBusy {
+                state.discoveryDirty = true
+                return nil
+            }
+            let want = !state.scans.isEmpty && state.powered && !state.closed
+            switch (want, state.discovery) {
+            case (true, .off): break
+            case (false, .ours): break
+            case (false, .theirs):
+                state.discovery = .off
+                return nil
+            default: return nil
+            }
+            state.discoveryBusy = true
+            return want
+        }
+        guard let start else { return }
+        Task { [self] in
+            var finish: [AsyncStream<Advertisement>.Continuation] = []
+            if start {
+                do throws(MgmtCommandError) {
+                    _ = try await mgmt.send(Mgmt.StartDiscovery(.le), index: adapter)
+                    state.withLock { $0.discovery = .ours }
+                } catch where error.status == .busy {
+                    state.withLock { $0.discovery = .theirs }
+                } catch {
+                    // Powered off, refused: nothing will be found; the scans end rather than wait in silence.
+                    finish = state.withLock { state in
+                        defer { state.scans = [:] }
+                        return state.scans.values.map(\.continuation)
+                    }
+                }
+            } else {
+                _ = try? await mgmt.send(Mgmt.StopDiscovery(.le), index: adapter)
+                state.withLock { $0.discovery = .off }
+            }
+            for scan in finish { scan.finish() }
+            let again = state.withLock { state in
+                state.discoveryBusy = false
+                defer { state.discoveryDirty = false }
+                return state.discoveryDirty
+            }
+            if again || start { updateDiscovery() }
+        }
+    }
+
+    /// Discovering (0) after the kernel's time limit, or another program's discovery ending: start ours again if
+    /// scans remain.
+    func discoveringChanged(_ on: Bool) {
+        let restart = state.withLock { state -> Bool in
+            guard !on, !state.discoveryBusy else { return false }
+            if state.discovery != .off, !state.scans.isEmpty { state.counters.discoveryRestarts += 1 }
+            state.discovery = .off
+            return true
+        }
+        if restart { updateDiscovery() }
+    }
+
+    func deliver(_ found: Mgmt.DeviceFound) {
+        guard let address = found.address.le else { return }
+        // Malformed AD structures from a board lose only themselves: the report still counts.
+        let data = (try? AdvertisingData(decoding: found.eir)) ?? AdvertisingData(structures: [])
+        let advertisement = Advertisement(
+            address: address, data: data, rssi: found.rssi, connectable: found.connectable, received: clock.now)
+        let deliveries = state.withLock { state -> [AsyncStream<Advertisement>.Continuation] in
+            state.counters.devicesFound += 1
+            var out: [AsyncStream<Advertisement>.Continuation] = []
+            for key in state.scans.keys.sorted() {
+                guard var scan = state.scans[key], scan.filter.accepts(data, from: address) else { continue }
+                if scan.filter.deduplicate {
+                    guard scan.seen.insert(address).inserted else { continue }
+                    state.scans[key] = scan
+                }
+                out.append(scan.continuation)
+            }
+            return out
+        }
+        for continuation in deliveries { continuation.yield(advertisement) }
+    }
+}
+
+extension BlueZCentral: RadioPower {
+    public var isPoweredOn: Bool { state.withLock { $0.powered } }
+
+    public func powerStates() -> AsyncStream<Bool> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Bool.self)
+        let id = state.withLock { state -> Int in
+            state.nextKey += 1
+            state.powerObservers[state.nextKey] = continuation
+            continuation.yield(state.powered)
+            return state.nextKey
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.state.withLock { $0.powerObservers.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    /// Set Powered through mgmt: off, the kernel closes every link of the adapter (the peers see 0x15, remote
+    /// device terminated due to power off) and every scan ends. This switches the adapter for bluetoothd too.
+    public func setPowered(_ on: Bool) async throws(CentralError) {
+        do {
+            let settings = try await mgmt.send(Mgmt.SetPowered(on), index: adapter).settings
+            powerChanged(settings.contains(.powered))
+        } catch {
+            throw .radioUnavailable(BlueZFailure.command(error, adapter: adapter).description)
+        }
+        guard !on else { return }
+        // The links' sockets end as the kernel closes them; wait (briefly) until they have.
+        let deadline = clock.now.advanced(by: .seconds(2))
+        while clock.now < deadline, state.withLock({ !$0.links.isEmpty }) {
+            try? await clock.sleep(for: .milliseconds(5))
+        }
+    }
+
+    func powerChanged(_ on: Bool) {
+        let (observers, scans) = state.withLock {
+            state -> ([AsyncStream<Bool>.Continuation], [AsyncStream<Advertisement>.Continuation]) in
+            guard state.powered != on else { return ([], []) }
+            state.powered = on
+            var scans: [AsyncStream<Advertisement>.Continuation] = []
+            if !on {
+                scans = state.scans.values.map(\.continuation)
+                state.scans = [:]
+                state.discovery = .off
+            }
+            return (state.powerObservers.keys.sorted().compactMap { state.powerObservers[$0] }, scans)
+        }
+        for scan in scans { scan.finish() }
+        for observer in observers { observer.yield(on) }
+    }
+}

@@ -1,0 +1,172 @@
+import BLECore
+import Glibc
+import Synchronization
+
+/// One LE link of the kernel's stack as blerig holds it: an L2CAP socket on the ATT fixed channel, the thread
+/// that reads it, and the ``GATTClientConnection`` its PDUs go to. It is the connection's ``ATTBearer`` and
+/// ``LinkControl``.
+final class BlueZLink: ATTBearer, LinkControl, Sendable {
+    let peer: DeviceAddress
+    let channel: SeqpacketChannel
+    private weak let central: BlueZCentral?
+    private let clock: any RigClock
+    private let state = Mutex(State())
+
+    private struct State {
+        var connection: GATTClientConnection?
+        var attempt: CheckedContinuation<Outcome, Never>?
+        var resolved = false
+        var down = false
+        var closedByUs = false
+    }
+
+    /// How the connect phase ended.
+    enum Outcome: Sendable {
+        case connected(GATTClientConnection, mtus: (send: UInt16, receive: UInt16))
+        case failed(Errno)
+        case timedOut
+        case cancelled
+    }
+
+    init(peer: DeviceAddress, channel: SeqpacketChannel, central: BlueZCentral) {
+        self.peer = peer
+        self.channel = channel
+        self.central = central
+        clock = central.clock
+    }
+
+    /// Starts the socket's thread on a connect in progress (or done, `immediately`) and waits at most `timeout`
+    /// for it. The connection is made on the thread, before the first PDU is read, so none is lost.
+    func connect(immediately: Bool, timeout: Duration, sockets: any BlueZSockets) async -> Outcome {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
+                state.withLock { $0.attempt = continuation }
+                let timer = Task { [weak self, clock] in
+                    try? await clock.sleep(for: timeout)
+                    if !Task.isCancelled { self?.resolve(.timedOut) }
+                }
+                channel.start(
+                    pendingError: { immediately ? nil : sockets.pendingError($0) },
+                    connected: { [weak self] connected in
+                        timer.cancel()
+                        guard let self else { return }
+                        switch connected {
+                        case .connected: resolve(makeConnection(sockets))
+                        case let .failed(error): resolve(.failed(error))
+                        case .cancelled: resolve(.cancelled)
+                        }
+                    },
+                    receive: { [weak self] pdu in self?.receive(pdu) },
+                    ended: { [weak self] error, _ in self?.ended(error) })
+            }
+        } onCancel: {
+            resolve(.cancelled)
+        }
+    }
+
+    /// Reads the socket's MTUs and makes the GATT connection: this side offers what the socket takes, at most
+    /// ATT's 517.
+    private func makeConnection(_ sockets: any BlueZSockets) -> Outcome {
+        let mtus: (send: UInt16, receive: UInt16)
+        do { mtus = try sockets.mtus(channel.descriptor) } catch { return .failed(error) }
+        let local = min(ATT.maximumMTU, mtus.receive, mtus.send)
+        let connection = GATTClientConnection(
+            peer: peer, bearer: self, link: self, clock: clock, localMTU: max(local, ATT.defaultMTU))
+        state.withLock { $0.connection = connection }
+        return .connected(connection, mtus: mtus)
+    }
+
+    /// The first outcome wins; a later one is dropped. An outcome other than `.connected` closes the socket.
+    private func resolve(_ outcome: Outcome) {
+        let continuation = state.withLock { state -> CheckedContinuation<Outcome, Never>? in
+            guard !state.resolved else { return nil }
+            state.resolved = true
+            defer { state.attempt = nil }
+            return state.attempt
+        }
+        guard let continuation else { return }
+        if case .connected = outcome {} else {
+            state.withLock { $0.closedByUs = true }
+            // From the socket's own thread, close() does not wait for itself.
+            channel.close()
+        }
+        continuation.resume(returning: outcome)
+    }
+
+    private func receive(_ pdu: [UInt8]) {
+        central?.count(in: pdu.count)
+        state.withLock { $0.connection }?.receive(pdu)
+    }
+
+    /// The socket ended: the link is down. The reason comes from mgmt when it can.
+    private func ended(_ error: Errno?) {
+        let (connection, closedByUs) = state.withLock { state -> (GATTClientConnection?, Bool) in
+            state.down = true
+            return (state.connection, state.closedByUs)
+        }
+        // A failed or abandoned attempt: the connect call reports it.
+        guard let connection else { return }
+        Task { [weak self, peer, central] in
+            let reason =
+                await central?.disconnectReason(for: peer, error: error, closedByUs: closedByUs)
+                ?? .localHostTerminated
+            connection.linkDown(reason)
+            if let self { central?.remove(self) }
+        }
+    }
+
+    // MARK: - ATTBearer, LinkControl
+
+    /// Sends one PDU; while the socket's buffer is full it waits on the clock, a millisecond at a time.
+    func send(_ pdu: [UInt8]) async throws(GATTError) {
+        while true {
+            if state.withLock({ $0.down }) { throw .disconnected(.unknownConnectionIdentifier) }
+            do {
+                try channel.send(pdu)
+                central?.count(out: pdu.count)
+                return
+            } catch where error.code == EAGAIN || error.code == ENOBUFS {
+                try? await clock.sleep(for: .milliseconds(1))
+            } catch {
+                throw .disconnected(Self.reason(of: error))
+            }
+        }
+    }
+
+    /// Answers to the peer (confirmations): sent at once, or by a task when the buffer is full.
+    func sendImmediately(_ pdu: [UInt8]) {
+        do {
+            try channel.send(pdu)
+            central?.count(out: pdu.count)
+        } catch where error.code == EAGAIN || error.code == ENOBUFS {
+            Task { try? await self.send(pdu) }
+        } catch {}
+    }
+
+    /// Closes the link through mgmt (the kernel sends HCI Disconnect at once, where closing the socket would leave
+    /// the link up for two more seconds), then closes the socket. The kernel answers Disconnect once the link is
+    /// down, but Debian's 6.1 was seen leaving the ATT socket of a link it had closed this way open and silent:
+    /// blerig does not wait for it to end by itself.
+    func disconnect() async {
+        guard let central, !state.withLock({ $0.down }) else { return }
+        state.withLock { $0.closedByUs = true }
+        _ = try? await central.mgmt.send(Mgmt.Disconnect(Mgmt.Address(peer)), index: central.adapter)
+        channel.close()
+    }
+
+    /// mgmt said the link is down (Device Disconnected) and the socket has not ended by itself: end it, so that the
+    /// connection goes down with mgmt's reason rather than waiting on a socket the kernel left open.
+    func forceDown() {
+        guard !state.withLock({ $0.down }) else { return }
+        channel.close()
+    }
+
+    /// The reason a failed send stands for.
+    static func reason(of error: Errno) -> HCIErrorCode {
+        switch error.code {
+        case ETIMEDOUT: .connectionTimeout
+        case ECONNRESET: .remoteUserTerminated
+        default: .unknownConnectionIdentifier
+        }
+    }
+}

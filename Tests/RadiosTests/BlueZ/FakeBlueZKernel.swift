@@ -1,0 +1,323 @@
+import BLECore
+import Foundation
+import Glibc
+import Synchronization
+import Testing
+
+@testable import Radios
+
+/// The kernel's Bluetooth path without a kernel: the system calls of ``BlueZSockets`` are logged and may fail with
+/// any errno, and the descriptors are SOCK_SEQPACKET socket pairs whose other ends this fake plays. On the control
+/// socket it answers mgmt commands as the kernel does for one adapter (hci0 unless told); on each ATT socket a
+/// board's GATT server may answer. A command it does not expect, or a call on a socket it did not open, is
+/// recorded as an issue.
+final class FakeBlueZKernel: BlueZSockets {
+    enum Call: Hashable, Sendable { case controlSocket, bindControl, l2capSocket, bindATT, security, receiveMTU, connect, mtus }
+
+    /// How connect(2) on an ATT socket goes.
+    enum Connect: Sendable {
+        /// EINPROGRESS, then writable with SO_ERROR 0.
+        case connects
+        /// EINPROGRESS, then SO_ERROR is this errno.
+        case fails(Errno)
+        /// EINPROGRESS and never writable: the board is not there.
+        case hangs
+    }
+
+    struct Adapter: Sendable {
+        var index: UInt16 = 0
+        var address: UInt64 = 0x00_1A_7D_DA_71_13
+        var supported: Mgmt.Settings = [.powered, .connectable, .le, .bredr]
+        var powered = true
+    }
+
+    struct ATTSocket: Sendable {
+        var descriptor: Int32
+        var board: Int32
+        var boundTo: UInt64?
+        var security: BlueZSecurity?
+        var receiveMTU: UInt16?
+        var peer: DeviceAddress?
+    }
+
+    private struct State {
+        var log: [String] = []
+        var commands: [String] = []
+        var control: (mine: Int32, theirs: Int32)?
+        var att: [ATTSocket] = []
+        var open: Set<Int32> = []
+        var adapter: Adapter
+        var discovering = false
+        /// Board ends a serving thread owns (it closes them), and board ends already closed.
+        var served: Set<Int32> = []
+        var closedBoards: Set<Int32> = []
+    }
+
+    private let failures: [Call: Errno]
+    private let connect: @Sendable (DeviceAddress) -> Connect
+    /// Statuses to answer commands with instead of success.
+    private let refuse: [UInt16: Mgmt.Status]
+    private let otherIndexes: [UInt16]
+    private let state: Mutex<State>
+
+    init(
+        adapter: Adapter = Adapter(), otherIndexes: [UInt16] = [], failing failures: [Call: Errno] = [:],
+        refusing refuse: [Mgmt.Opcode: Mgmt.Status] = [:],
+        connect: @escaping @Sendable (DeviceAddress) -> Connect = { _ in .connects }
+    ) {
+        self.failures = failures
+        self.connect = connect
+        self.otherIndexes = otherIndexes
+        self.refuse = Dictionary(uniqueKeysWithValues: refuse.map { ($0.key.rawValue, $0.value) })
+        state = Mutex(State(adapter: adapter))
+    }
+
+    /// Every system call, in order: `socket(control)`, `bind(control)`, `socket(l2cap)`, `bind(att 00:1A:…)`,
+    /// `security 2`, `rcvmtu 517`, `connect E4:…/random`, `SO_ERROR`, `mtus`, `close`.
+    var log: [String] { state.withLock { $0.log } }
+    /// The mgmt commands the kernel received: `Set Powered (0x0005) hci0 [01]`.
+    var commands: [String] { state.withLock { $0.commands } }
+    var attSockets: [ATTSocket] { state.withLock { $0.att } }
+    var openDescriptors: Int { state.withLock { $0.open.count } }
+    var isPowered: Bool { state.withLock { $0.adapter.powered } }
+
+    // MARK: - The kernel's side
+
+    /// Sends an event on the control socket, as the kernel does to every mgmt socket.
+    func emit(_ event: Mgmt.Event, index: UInt16? = nil) {
+        let (theirs, adapter) = state.withLock { ($0.control?.theirs, $0.adapter.index) }
+        guard let theirs else {
+            Issue.record("an event with no mgmt socket open")
+            return
+        }
+        write(event.packet(index: index ?? adapter).encoded, to: theirs)
+    }
+
+    /// The board's end of the ATT socket connected to `peer`.
+    func board(_ peer: DeviceAddress) -> Int32? {
+        state.withLock { $0.att.last { $0.peer == peer }?.board }
+    }
+
+    /// The link to `peer` goes down as the kernel reports it: Device Disconnected (when `reason` is given), then the
+    /// socket ends with `errno`.
+    func dropLink(_ peer: DeviceAddress, reason: Mgmt.DeviceDisconnected.Reason?) {
+        if let reason { emit(.deviceDisconnected(.init(address: Mgmt.Address(peer), reason: reason))) }
+        if let board = board(peer) { shutdown(board, Int32(SHUT_RDWR)) }
+    }
+
+    /// Serves `peer`'s end with a GATT server on its own thread until the socket ends.
+    func serve(_ peer: DeviceAddress, _ server: GATTServer) {
+        guard let board = board(peer) else {
+            Issue.record("no ATT socket to \(peer)")
+            return
+        }
+        let box = Mutex(server)
+        state.withLock { _ = $0.served.insert(board) }
+        Thread.detachNewThread { [self] in
+            var buffer = [UInt8](repeating: 0, count: 1024)
+            while true {
+                let count = recv(board, &buffer, buffer.count, 0)
+                guard count > 0 else { return closeBoard(board) }
+                let actions = box.withLock { $0.receive(Array(buffer[..<count]), from: 1) }
+                for case let .send(pdu, _) in actions { _ = send(board, pdu, pdu.count, Int32(MSG_NOSIGNAL)) }
+            }
+        }
+    }
+
+    /// Closes a board's end once, whoever gets there first.
+    private func closeBoard(_ board: Int32) {
+        if state.withLock({ $0.closedBoards.insert(board).inserted }) { _ = Glibc.close(board) }
+    }
+
+    private func write(_ bytes: [UInt8], to descriptor: Int32) {
+        let count = send(descriptor, bytes, bytes.count, Int32(MSG_NOSIGNAL))
+        if count != bytes.count { Issue.record("the fake kernel could not write: \(Errno(errno))") }
+    }
+
+    /// Reads commands from the control socket and answers them, until it closes.
+    private func runControl(_ theirs: Int32) {
+        Thread.detachNewThread { [self] in
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while true {
+                let count = recv(theirs, &buffer, buffer.count, 0)
+                guard count > 0 else { return _ = Glibc.close(theirs) }
+                do {
+                    let packet = try Mgmt.Packet(decoding: buffer[..<count])
+                    for event in answer(packet) { write(event.packet(index: packet.index).encoded, to: theirs) }
+                } catch {
+                    Issue.record("the fake kernel got a packet that is not mgmt: \(error)")
+                }
+            }
+        }
+    }
+
+    /// What the kernel answers to one command.
+    private func answer(_ packet: Mgmt.Packet) -> [Mgmt.Event] {
+        let opcode = Mgmt.Opcode(rawValue: packet.code)
+        let hex = packet.parameters.map { String($0, radix: 16) }.joined(separator: " ")
+        let index = packet.index
+        let adapter = state.withLock { state -> Adapter in
+            state.commands.append("\(opcode) \(index == Mgmt.noIndex ? "-" : "hci\(index)") [\(hex)]")
+            return state.adapter
+        }
+        if let status = refuse[packet.code] { return [.commandStatus(.init(opcode: opcode, status: status))] }
+        if opcode != .readIndexList, index != adapter.index {
+            return [.commandStatus(.init(opcode: opcode, status: .invalidIndex))]
+        }
+        do {
+            switch opcode {
+            case .readIndexList:
+                let indexes = ([adapter.index] + otherIndexes).sorted()
+                return [.commandComplete(.init(Mgmt.ReadIndexList.self, reply: .init(indexes: indexes)))]
+            case .readControllerInfo:
+                let current: Mgmt.Settings = adapter.powered ? [.powered, .le, .bredr] : [.le, .bredr]
+                let reply = Mgmt.ReadControllerInfo.Reply(
+                    address: adapter.address, supported: adapter.supported, current: current, name: "fake")
+                return [.commandComplete(.init(Mgmt.ReadControllerInfo.self, reply: reply))]
+            case .setPowered:
+                let on = try Mgmt.SetPowered(parameters: packet.parameters).on
+                state.withLock { $0.adapter.powered = on }
+                let settings: Mgmt.Settings = on ? [.powered, .le] : [.le]
+                if !on {
+                    let boards = state.withLock { $0.att.map(\.board) }
+                    for board in boards { shutdown(board, Int32(SHUT_RDWR)) }
+                }
+                return [.commandComplete(.init(Mgmt.SetPowered.self, reply: .init(settings)))]
+            case .startDiscovery:
+                let types = try Mgmt.StartDiscovery(parameters: packet.parameters).types
+                state.withLock { $0.discovering = true }
+                return [
+                    .commandComplete(.init(Mgmt.StartDiscovery.self, reply: .init(types))),
+                    .discovering(.init(types: types, discovering: true)),
+                ]
+            case .stopDiscovery:
+                let types = try Mgmt.StopDiscovery(parameters: packet.parameters).types
+                state.withLock { $0.discovering = false }
+                return [
+                    .commandComplete(.init(Mgmt.StopDiscovery.self, reply: .init(types))),
+                    .discovering(.init(types: types, discovering: false)),
+                ]
+            case .loadConnectionParameters:
+                _ = try Mgmt.LoadConnectionParameters(parameters: packet.parameters)
+                return [.commandComplete(.init(Mgmt.LoadConnectionParameters.self, reply: .init()))]
+            case .disconnect:
+                let address = try Mgmt.Disconnect(parameters: packet.parameters).address
+                guard let peer = address.le, let board = board(peer) else {
+                    return [.commandStatus(.init(opcode: opcode, status: .notConnected))]
+                }
+                // The socket that asked gets no Device Disconnected (the kernel skips it), only the reply.
+                shutdown(board, Int32(SHUT_RDWR))
+                return [.commandComplete(.init(Mgmt.Disconnect.self, reply: .init(address)))]
+            default:
+                Issue.record("the fake kernel got a command it does not expect: \(opcode)")
+                return [.commandStatus(.init(opcode: opcode, status: .unknownCommand))]
+            }
+        } catch {
+            Issue.record("malformed \(opcode): \(error)")
+            return [.commandStatus(.init(opcode: opcode, status: .invalidParameters))]
+        }
+    }
+
+    // MARK: - BlueZSockets
+
+    private func record(_ entry: String, _ call: Call, on socket: Int32? = nil) throws(Errno) {
+        let known = state.withLock { state -> Bool in
+            state.log.append(entry)
+            return socket.map { state.open.contains($0) } ?? true
+        }
+        if !known { Issue.record("\(entry) on socket \(socket!), which the fake did not open or already closed") }
+        if let error = failures[call] { throw error }
+    }
+
+    private func pair() -> (Int32, Int32) {
+        var pair: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, SocketType.seqpacket | SocketType.closeOnExec, 0, &pair) == 0 else {
+            Issue.record("socketpair failed: \(Errno.current)")
+            return (-1, -1)
+        }
+        _ = fcntl(pair[0], F_SETFL, fcntl(pair[0], F_GETFL) | O_NONBLOCK)
+        state.withLock { _ = $0.open.insert(pair[0]) }
+        return (pair[0], pair[1])
+    }
+
+    func openControlSocket() throws(Errno) -> Int32 {
+        try record("socket(control)", .controlSocket)
+        let (mine, theirs) = pair()
+        state.withLock { $0.control = (mine, theirs) }
+        return mine
+    }
+
+    func bindControl(_ socket: Int32) throws(Errno) {
+        try record("bind(control)", .bindControl, on: socket)
+        runControl(state.withLock { $0.control!.theirs })
+    }
+
+    func openL2CAPSocket() throws(Errno) -> Int32 {
+        try record("socket(l2cap)", .l2capSocket)
+        let (mine, theirs) = pair()
+        state.withLock { $0.att.append(ATTSocket(descriptor: mine, board: theirs)) }
+        return mine
+    }
+
+    private func update(_ socket: Int32, _ change: (inout ATTSocket) -> Void) {
+        state.withLock { state in
+            guard let index = state.att.firstIndex(where: { $0.descriptor == socket }) else { return }
+            change(&state.att[index])
+        }
+    }
+
+    func bindATT(_ socket: Int32, adapter address: UInt64) throws(Errno) {
+        try record("bind(att \(DeviceAddress(address)))", .bindATT, on: socket)
+        update(socket) { $0.boundTo = address }
+    }
+
+    func setSecurity(_ socket: Int32, level: BlueZSecurity) throws(Errno) {
+        try record("security \(level.rawValue)", .security, on: socket)
+        update(socket) { $0.security = level }
+    }
+
+    func setReceiveMTU(_ socket: Int32, _ mtu: UInt16) throws(Errno) {
+        try record("rcvmtu \(mtu)", .receiveMTU, on: socket)
+        update(socket) { $0.receiveMTU = mtu }
+    }
+
+    func connectATT(_ socket: Int32, to peer: DeviceAddress) throws(Errno) -> Bool {
+        try record("connect \(DeviceAddress(peer.value))/\(peer.kind == .public ? "public" : "random")", .connect, on: socket)
+        update(socket) { $0.peer = peer }
+        if case .hangs = connect(peer) {
+            // Never writable: fill the socket's buffer.
+            var size: Int32 = 4096
+            setsockopt(socket, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(4))
+            let chunk = [UInt8](repeating: 0, count: 512)
+            while send(socket, chunk, chunk.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL)) > 0 {}
+        }
+        return false
+    }
+
+    func pendingError(_ socket: Int32) -> Errno? {
+        let peer = state.withLock { state -> DeviceAddress? in
+            state.log.append("SO_ERROR")
+            return state.att.first { $0.descriptor == socket }?.peer
+        }
+        guard let peer else { return Errno(ENOTCONN) }
+        if case let .fails(error) = connect(peer) { return error }
+        return nil
+    }
+
+    func mtus(_ socket: Int32) throws(Errno) -> (send: UInt16, receive: UInt16) {
+        try record("mtus", .mtus, on: socket)
+        return (672, state.withLock { $0.att.first { $0.descriptor == socket }?.receiveMTU } ?? 672)
+    }
+
+    func close(_ socket: Int32) {
+        let (known, board) = state.withLock { state in
+            state.log.append("close")
+            let board = state.att.first { $0.descriptor == socket }.map(\.board)
+            return (state.open.remove(socket) != nil, board.flatMap { state.served.contains($0) ? nil : $0 })
+        }
+        if !known { Issue.record("close of socket \(socket), which the fake did not open or already closed") }
+        _ = Glibc.close(socket)
+        // A board end nobody serves goes with blerig's end; a served one closes when its thread sees the end.
+        if let board { closeBoard(board) }
+    }
+}
