@@ -46,15 +46,17 @@ struct BenchBuilderTests {
         #expect(configuration.boards.map(\.resets) == [[.run, .bootloader], [.run], [], [.bootloader]])
     }
 
-    @Test("a hardware radio is refused at its place in the rig file, until its bench exists")
-    func hardwareRefused() throws {
+    @Test("a bluez radio gets the kernel's BlueZ bench; where the kernel has no Bluetooth, opening it says so at its place")
+    func bluezBench() async throws {
         let rig = try Self.rig(
             "rig: t", "radio: {kind: bluez, adapter: hci1}",
             "boards: [{id: e, profile: esp-point, match: {name: ESP-Point-1a2b}}]", "suites: [discovery]")
-        #expect {
-            try BenchBuilder().launcher(for: rig, seed: 1)
+        let launcher = try BenchBuilder().launcher(for: rig, seed: 1)
+        #expect(launcher.summary == "bluez hci1")
+        await #expect {
+            _ = try await launcher.withBench { _ in 0 }
         } throws: { error in
-            (error as? CampaignError)?.description.hasPrefix("rig.yaml:2:8: radio 'bluez' is not available") == true
+            "\(error)".contains("radio 'radio' (2:8)")
         }
     }
 

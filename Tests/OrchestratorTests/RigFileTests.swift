@@ -38,7 +38,7 @@ private let shippedRigs: [String] = {
         #expect(
             rig.suites.map(\.name) == [
                 "discovery", "handshake", "commands", "notifications", "sync", "alerts", "pairing", "soak", "restore",
-                "ota",
+                "power", "ota",
             ])
 
         let esp = try #require(rig.board(id: "esp-01"))

@@ -36,7 +36,7 @@ struct BlueZBenchLauncher: BenchLauncher {
             // Real boards: serial consoles, reset lines and hub ports from BoardControl where the rig wires them.
             let hardware = try HardwareBoards.open(rig, clock: clock)
             defer { hardware.close() }
-            let bench = BlueZBench(
+            let bench = WallClockBench(
                 clock: clock, unixTimeAtOrigin: unixTimeAtOrigin, radios: radios, boards: hardware.boards,
                 health: BenchHealth())
             let value = try await body(bench)
@@ -71,25 +71,5 @@ struct BlueZBenchLauncher: BenchLauncher {
         } catch {
             throw BenchError(HCIBenchLauncher.code(error), "\(place): \(error)")
         }
-    }
-}
-
-/// A bench of BlueZ adapters on the wall clock.
-struct BlueZBench: Bench {
-    let clock: any RigClock
-    let unixTimeAtOrigin: Duration
-    let radios: [any BenchRadio]
-    let boards: [BenchBoard]
-    let health: BenchHealth
-
-    init(
-        clock: any RigClock, unixTimeAtOrigin: Duration, radios: [BlueZRadio], boards: [BenchBoard],
-        health: BenchHealth
-    ) {
-        self.clock = clock
-        self.unixTimeAtOrigin = unixTimeAtOrigin
-        self.radios = radios
-        self.boards = boards
-        self.health = health
     }
 }

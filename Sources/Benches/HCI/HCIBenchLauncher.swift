@@ -60,7 +60,7 @@ struct HCIBenchLauncher: BenchLauncher {
                     boards: boards, seed: seed, controller: controller, clock: clock
                 ) { boards in
                     try await body(
-                        HCIBench(
+                        WallClockBench(
                             clock: clock, unixTimeAtOrigin: unixTimeAtOrigin, radios: opened, boards: boards,
                             health: health))
                 }
@@ -69,7 +69,7 @@ struct HCIBenchLauncher: BenchLauncher {
                 let hardware = try HardwareBoards.open(rig, clock: clock)
                 defer { hardware.close() }
                 value = try await body(
-                    HCIBench(
+                    WallClockBench(
                         clock: clock, unixTimeAtOrigin: unixTimeAtOrigin, radios: radios, boards: hardware.boards,
                         health: health))
             }
@@ -169,26 +169,6 @@ final class FaultWatch: Sendable {
 
     /// From here on the parts end because the launcher ends them.
     func stop() { closing.withLock { $0 = true } }
-}
-
-/// A bench of HCI radios on the wall clock.
-struct HCIBench: Bench {
-    let clock: any RigClock
-    let unixTimeAtOrigin: Duration
-    let radios: [any BenchRadio]
-    let boards: [BenchBoard]
-    let health: BenchHealth
-
-    init(
-        clock: any RigClock, unixTimeAtOrigin: Duration, radios: [HCIRadio], boards: [BenchBoard],
-        health: BenchHealth
-    ) {
-        self.clock = clock
-        self.unixTimeAtOrigin = unixTimeAtOrigin
-        self.radios = radios
-        self.boards = boards
-        self.health = health
-    }
 }
 
 /// The served boards of a rootcanal rig: one simulation on the wall clock holds every board model; each board
