@@ -92,6 +92,19 @@ struct GateCommandLineTests {
         #expect(
             noBaseline.errors.contains("--baseline: 'no-such-run' is neither a run directory nor a baseline in the history"),
             "\(noBaseline.errors)")
+
+        // A named baseline from the history the runs were stored in (reports/history.sqlite): the same verdicts.
+        let firstID = URL(fileURLWithPath: first).lastPathComponent
+        let named = try await Self.blerig(["baseline", "set", "release", firstID], in: directory)
+        #expect(named.status == 0, "\(named.output)\(named.errors)")
+        let caughtByName = try await Self.blerig(
+            ["gate", second, "--gates", "gates.yaml", "--baseline", "release"], in: directory)
+        #expect(caughtByName.status == 4, "\(caughtByName.output)\(caughtByName.errors)")
+        #expect(caughtByName.output.contains("BREACHED handshake.ready_ms.p50 regression: at most +10 % [rig]"))
+        let sameByName = try await Self.blerig(
+            ["gate", first, "--gates", "gates.yaml", "--baseline", "release"], in: directory)
+        #expect(sameByName.status == 0, "\(sameByName.output)\(sameByName.errors)")
+        #expect(sameByName.output.contains("4 held, 0 breached, 0 not enough data"))
     }
 
     @Test("a rig whose gates file is missing exits 2 with the rig's line and column; so does a bad --gates file")
