@@ -71,7 +71,7 @@ actor BluetoothSession {
                 var guest = Guest()
                 guest.ports = [("hci", socket)]
                 if ranDoctor {
-                    guest.environment = ["BLERIG_DOCTOR": "1", "BLERIG_DOCTOR_COMMAND": BlerigCommands.doctorCommand]
+                    guest.environment = ["BLERIG_DOCTOR": "1", "BLERIG_DOCTOR_COMMAND": BlerigCommands.doctor]
                 }
                 let run = try await guest.run(
                     "\(KernelTierEnvironment.scripts)/guest/hci_session.sh \(folder) \(KernelTierEnvironment.blerig) "
