@@ -123,6 +123,7 @@ let package = Package(
             name: "OrchestratorTests",
             dependencies: [
                 "Orchestrator", "Benches", "BenchCore", "CentralStack", "VirtualFarm", "Reports", "BLECore", "BoardControl",
+                "Radios",
             ]
         ),
     ],
