@@ -30,7 +30,6 @@ enum BlerigCommands {
         return Comment(rawValue: "blerig \(command) is not in the binary yet (`blerig \(command) --help` \(what))")
     }
 
-    static let hasDoctor = has("doctor")
 
     static let fixtures = "\(KernelTierEnvironment.scripts)/fixtures"
     static var blerig: String { KernelTierEnvironment.blerig }
