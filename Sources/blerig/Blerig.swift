@@ -19,7 +19,7 @@ struct Blerig: AsyncParsableCommand {
             """,
         subcommands: [
             Run.self, Gate.self, Bench.self, Scan.self, Probe.self, Adapters.self, Central.self, SyncAgentCommand.self,
-            Power.self, Reset.self, Console.self, Doctor.self,
+            Power.self, Reset.self, Console.self, Doctor.self, Discover.self,
         ])
 
     /// Parses and runs; argument errors exit with the usage status blerig documents, not the parser's own 64.
