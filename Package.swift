@@ -112,7 +112,7 @@ let package = Package(
         // hci_vhci, USB/IP and dummy_hcd with peers on the host.
         .testTarget(
             name: "KernelTierTests",
-            dependencies: ["Radios", "Benches", "BenchCore", "VirtualFarm", "DeviceProfiles", "BLECore"]
+            dependencies: ["Radios", "Benches", "BenchCore", "VirtualFarm", "DeviceProfiles", "BLECore", "Orchestrator"]
         ),
         .testTarget(
             name: "GatesTests",

@@ -1,4 +1,5 @@
 import Foundation
+import Orchestrator
 import Testing
 
 /// One boot for the hub tests: dummy_hcd's root hub with g_serial's gadget on port 1 (dummy_hub_session.sh):
@@ -119,6 +120,24 @@ extension KernelTier {
             #expect(statuses.count == HubSession.cycles + 1, "\(logs)")
             #expect(statuses.allSatisfy { $0.contains("enabled") && $0.contains("device 1-1 present") }, "\(logs)")
             #expect(outcome.file("power-cycle.log").contains("device 1-1 on the bus"), "\(logs)")
+        }
+
+        /// `blerig discover` on the guest finds the gadget's ttyACM0 and the root hub port it hangs on, and writes a
+        /// rig that loads, whose power binding `blerig power` then switches.
+        @Test func blerigDiscoverWritesTheGadgetsPortAndHubPortIntoARigThatWorks() async throws {
+            let outcome = try await HubSession.shared.outcome()
+            let yaml = outcome.file("discovered.yaml")
+            print("kernel-tier blerig discover wrote:\n\(yaml)")
+            #expect(outcome.file("discover.rc").hasPrefix("0"), "\(outcome.file("discover.err"))")
+            let rig = try RigFile.parse(yaml: yaml, file: "discovered.yaml", knownSuites: Campaign.suiteNames)
+            let board = try #require(rig.boards.first, "\(yaml)")
+            #expect(rig.boards.count == 1 && board.id == "board-01", "\(yaml)")
+            #expect(board.serial?.port.hasSuffix("1-1:2.0") == true || board.serial?.port.hasPrefix("serial:") == true)
+            #expect(board.power?.hub == "1" && board.power?.port == 1, "\(yaml)")
+            #expect(yaml.contains("TODO: a profile blerig cannot guess from 0525:a4a7"), "\(yaml)")
+            let power = outcome.file("discovered-power.log")
+            #expect(outcome.file("discovered-power.rc").hasPrefix("0"), "\(power)")
+            #expect(power.contains("hub 1 port 1: power on enabled device 1-1 present"), "\(power)")
         }
 
         /// The times blerig printed after `prefix` (`... off in 31.5 ms`), as they were written.

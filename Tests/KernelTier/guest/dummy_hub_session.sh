@@ -4,7 +4,7 @@
 # sysfs `disable` file (as uhubctl does on Linux 6.0+), timed by port_events.py, CYCLES times; then the same
 # with `blerig power BOARD off` and `on`, then once `blerig power BOARD cycle`, and `status` after each.
 # Results go to $1: hub.txt (the root hub and port), sysfs-N.json, blerig-N.json, blerig-cycle.json, and each
-# blerig command's output in power-*.log.
+# blerig command's output in power-*.log; then `blerig discover` → discovered.yaml, and `blerig power` with it.
 #   dummy_hub_session.sh OUT CYCLES 'blerig power BOARD --rig RIG'   (the action is appended)
 set -u
 out="$1"
@@ -39,4 +39,11 @@ python3 "$here/port_events.py" --path /dev/ttyACM0 --cycle \
     --off "$power cycle --off-for 500ms >$out/power-cycle.log 2>&1" \
     --timeout 20 >"$out/blerig-cycle.json" || exit 15
 $power status >>"$out/power-status.log" 2>&1
+
+# blerig discover writes the gadget into a rig skeleton, whose power binding blerig power then uses.
+blerig=${power%% *}
+"$blerig" discover --output "$out/discovered.yaml" 2>"$out/discover.err"
+echo $? >"$out/discover.rc"
+"$blerig" power board-01 --rig "$out/discovered.yaml" status >"$out/discovered-power.log" 2>&1
+echo $? >"$out/discovered-power.rc"
 exit 0
