@@ -132,7 +132,7 @@ let package = Package(
         // hci_vhci, USB/IP and dummy_hcd with peers on the host.
         .testTarget(
             name: "KernelTierTests",
-            dependencies: ["Radios", "Benches", "BenchCore", "VirtualFarm", "DeviceProfiles", "BLECore"]
+            dependencies: ["Radios", "Benches", "BenchCore", "VirtualFarm", "DeviceProfiles", "BLECore", "Orchestrator"]
         ),
         .testTarget(
             name: "GatesTests",
@@ -143,6 +143,7 @@ let package = Package(
             name: "OrchestratorTests",
             dependencies: [
                 "Orchestrator", "Benches", "BenchCore", "CentralStack", "VirtualFarm", "Reports", "BLECore", "BoardControl",
+                "Radios",
             ]
         ),
     ],

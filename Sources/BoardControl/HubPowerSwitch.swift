@@ -7,7 +7,7 @@ import Glibc
 /// wHubCharacteristics say per-port switching. A USB 3 hub's port is switched together with its USB 2
 /// companion (the port's `peer` link). After power off the device behind the port must leave the bus within
 /// ``goneTimeout``: a hub that keeps it enumerated does not really cut power, and ``off()`` says so.
-public struct HubPowerSwitch: PowerSwitch {
+public struct HubPowerSwitch: PowerSwitch, CustomStringConvertible {
     public let location: String
     public let port: Int
     let inventory: USBHubInventory

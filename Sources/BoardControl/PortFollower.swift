@@ -52,20 +52,23 @@ public struct PortFollower: Sendable {
         }
     }
 
-    /// Waits for a port that is not among `known` (device paths) and stays for ``settle``; nil after `timeout`.
-    /// The 1200-baud touch's bootloader comes up this way.
-    public func waitForNewPort(notIn known: Set<String>, timeout: Duration) async throws(BenchError) -> SerialPortInfo?
-    {
+    /// Waits for a new port that stays for ``settle``; nil after `timeout`. The 1200-baud touch's bootloader comes up
+    /// this way. New is arduino-cli's rule: not among the ports of the look before (`known`, device paths, at
+    /// first), so a port that went away and came back under the same name counts, as when the bootloader takes the
+    /// sketch's freed ttyACM0 (what Debian's kernel does with a USB/IP board in the kernel tier).
+    public func waitForNewPort(notIn known: Set<String>, timeout: Duration) async throws(BenchError) -> SerialPortInfo? {
         let deadline = clock.now.advanced(by: timeout)
+        var known = known
         var candidate: (port: SerialPortInfo, since: RigInstant)?
         while clock.now < deadline {
             let now = clock.now
-            let fresh = inventory.ports().filter { !known.contains($0.devicePath) }
-            if let seen = candidate, fresh.contains(seen.port) {
+            let ports = inventory.ports()
+            if let seen = candidate, ports.contains(seen.port) {
                 if seen.since.duration(to: now) >= Self.settle { return seen.port }
             } else {
-                candidate = fresh.first.map { ($0, now) }
+                candidate = ports.first { !known.contains($0.devicePath) }.map { ($0, now) }
             }
+            known = Set(ports.map(\.devicePath))
             try await pause()
         }
         return nil

@@ -59,6 +59,7 @@ public final class SerialPort: Sendable {
             if abs(applied - settings.baud) * 100 > settings.baud * 2 {
                 throw SystemCallError("TCSETS2 \(settings.baud) baud (the driver set \(applied))", code: 22)
             }
+            try releaseLines(descriptor, system: system)
         } catch {
             system.close(descriptor)
             lock?.release()
@@ -66,6 +67,21 @@ public final class SerialPort: Sendable {
         }
         return SerialPort(
             path: path, device: device, settings: settings, system: system, descriptor: descriptor, lock: lock)
+    }
+
+    /// The kernel raises DTR and RTS when a tty is opened (`tty_port_block_til_ready`), whatever HUPCL says: release
+    /// both in one TIOCMSET, as idf.py monitor does (pyserial's `dtr = False, rts = False` before open). On an ESP32
+    /// DevKit's transistor pair neither state resets the chip, but a reset sequence must start from the lines
+    /// released (esptool's `R1|W0.1|R0` with DTR still up does nothing there), and a board with RTS wired straight
+    /// to EN would stay in reset while the port is open. A port without modem lines (a pty) has nothing to release.
+    private static func releaseLines(_ descriptor: Int32, system: any SerialSystem) throws(SystemCallError) {
+        let lines: ModemLines
+        do { lines = try system.modemLines(descriptor) } catch {
+            if error.code == ENOTTY || error.code == EINVAL { return }
+            throw error
+        }
+        guard lines.dtrOn || lines.rtsOn else { return }
+        try system.setModemLines(descriptor, lines.subtracting([.dtr, .rts]))
     }
 
     private init(

@@ -19,6 +19,22 @@ public struct SerialPortInfo: Sendable, Hashable, CustomStringConvertible {
     /// The `/dev/serial/by-id/...` links that point at it.
     public var byID: [String]
 
+    public init(
+        name: String, devicePath: String, usbInterface: String? = nil, vendorID: UInt16? = nil,
+        productID: UInt16? = nil, serialNumber: String? = nil, manufacturer: String? = nil, product: String? = nil,
+        byID: [String] = []
+    ) {
+        self.name = name
+        self.devicePath = devicePath
+        self.usbInterface = usbInterface
+        self.vendorID = vendorID
+        self.productID = productID
+        self.serialNumber = serialNumber
+        self.manufacturer = manufacturer
+        self.product = product
+        self.byID = byID
+    }
+
     public var description: String {
         var text = devicePath
         if let usbInterface { text += " usb:\(usbInterface)" }

@@ -23,8 +23,8 @@ struct Blerig: AsyncParsableCommand {
         version: BlerigVersion.current,
         subcommands: [
             Run.self, Validate.self, Suites.self, Gate.self, Bench.self, Scan.self, Probe.self, Adapters.self,
-            Central.self, SyncAgentCommand.self, Power.self, Reset.self, Console.self, HistoryCommand.self, Compare.self,
-            Baseline.self, Leases.self,
+            Central.self, SyncAgentCommand.self, Power.self, Reset.self, Console.self, Doctor.self, Discover.self,
+            HistoryCommand.self, Compare.self, Baseline.self, Leases.self,
         ])
 
     /// Parses and runs; argument errors exit with the usage status blerig documents, not the parser's own 64.

@@ -123,7 +123,10 @@ extension Interop {
         }
 
         static func runDirectory(in out: String) -> String? {
-            guard let runs = try? FileManager.default.contentsOfDirectory(atPath: out), runs.count == 1 else {
+            // The run's directory, not the history stored beside it (history.sqlite and its WAL files).
+            guard let runs = try? FileManager.default.contentsOfDirectory(atPath: out).filter({ !$0.hasPrefix("history.sqlite") }),
+                runs.count == 1
+            else {
                 return nil
             }
             return out + "/" + runs[0]

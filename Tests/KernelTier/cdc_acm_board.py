@@ -13,6 +13,8 @@
 - The 1200-baud touch: when DTR drops while the line coding is 1200 baud, the board leaves the bus (the guest's
   USB/IP connection is closed) and comes back with --bootloader-pid, as an Arduino Nano 33 BLE's bootloader
   does. A second touch in the bootloader brings the application's PID back.
+- A console: the line `status` typed on bulk-out is answered with `status: mode=run pid=55d3` (the firmware
+  running and the PID it enumerated with), and logged as a `command` event; other bytes are logged by size only.
 
 The default VID:PID (1A86:55D3, WCH CH343, a CDC-ACM USB-UART bridge on ESP32 boards) makes esptool use its
 UART-bridge resets (UnixTight, Classic); 303A:1001 would make it use the USB-JTAG-serial one.
@@ -136,6 +138,7 @@ class Board:
         self.rts = False
         self.baud = 115200
         self.mode = "run"
+        self.typed = b""
         self.lock = threading.Lock()
         self.transport = DroppableUSBIP(log)
         self.device = self.make_device(args.pid)
@@ -151,8 +154,24 @@ class Board:
         return device
 
     def on_rx(self, port, data):
-        """Bytes from the host (esptool's SYNC frames, typed commands): logged by size only."""
+        """Bytes from the host (esptool's SYNC frames, typed commands): logged by size; a typed `status` line is
+        answered. Any byte that is not printable text ends the line being typed (SLIP frames are never commands)."""
         self.log.write("rx", bytes=len(data))
+        for byte in bytes(data):
+            if byte in (0x0A, 0x0D):
+                if self.typed == b"status":
+                    self.answer_status()
+                self.typed = b""
+            elif 0x20 <= byte < 0x7F and len(self.typed) < 64:
+                self.typed += bytes([byte])
+            else:
+                self.typed = b""
+
+    def answer_status(self):
+        with self.lock:
+            line = f"status: mode={self.mode} pid={self.device.pid:04x}"
+        self.log.write("command", name="status", reply=line)
+        self.acm.data.write((line + "\r\n").encode())
 
     def on_control(self, original, setup, data):
         with self.lock:

@@ -33,11 +33,36 @@ public struct BoardTool: Sendable {
             case .cycle: try await hubPort.cycle(offFor: offFor, clock: clock)
             case .status: break
             }
-            let took = started.duration(to: clock.now)
+            let switchedOn = clock.now
+            let took = started.duration(to: switchedOn)
             if action != .status { output("\(target.label): \(hubPort) \(action) in \(took.millisecondsText)") }
+            if action == .on || action == .cycle { output(try await deviceBack(hubPort, since: switchedOn)) }
             output("\(try hubPort.status())")
         } catch {
             throw .bench(BenchError(error.code, "\(target.prefix)\(error.message)"))
+        }
+    }
+
+    /// How long `power on` watches the port for the board to enumerate behind it.
+    static let enumerationTimeout: Duration = .seconds(5)
+
+    /// After power on: when the device behind the port was on the bus again, or that none came within
+    /// ``enumerationTimeout`` (nothing plugged in, or a board that does not start).
+    func deviceBack(_ hubPort: HubPowerSwitch, since switchedOn: RigInstant) async throws(BenchError) -> String {
+        let deadline = switchedOn.advanced(by: Self.enumerationTimeout)
+        while true {
+            let status = try hubPort.status()
+            if status.deviceEnumerated {
+                let after = switchedOn.duration(to: clock.now)
+                return "device \(status.hub.childLocation(status.port)) on the bus \(after.millisecondsText) after power on"
+            }
+            guard clock.now < deadline else {
+                return "no device on the bus behind \(hubPort) \(Self.enumerationTimeout.seconds) s after power on "
+                    + "(nothing plugged in, or the board does not start)"
+            }
+            do { try await clock.sleep(for: .milliseconds(10), tolerance: .zero) } catch {
+                throw BenchError(.cancelled, "waiting for the device behind \(hubPort) was cancelled")
+            }
         }
     }
 

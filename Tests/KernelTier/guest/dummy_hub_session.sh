@@ -2,12 +2,14 @@
 # The hub session, in the guest: dummy_hcd's root hub (per-port power switching) with g_serial's gadget on its
 # port 1, which the guest's cdc_acm driver sees as /dev/ttyACM0. Cuts and restores the port with the kernel's
 # sysfs `disable` file (as uhubctl does on Linux 6.0+), timed by port_events.py, CYCLES times; then the same
-# with `blerig power` once the binary has it (BLERIG_POWER=1, BLERIG_POWER_COMMAND="blerig power … BOARD").
-# Results go to $1: hub.txt (the root hub and port), sysfs-N.json, blerig-N.json.
-#   dummy_hub_session.sh OUT [CYCLES]
+# with `blerig power BOARD off` and `on`, then once `blerig power BOARD cycle`, and `status` after each.
+# Results go to $1: hub.txt (the root hub and port), sysfs-N.json, blerig-N.json, blerig-cycle.json, and each
+# blerig command's output in power-*.log; then `blerig discover` → discovered.yaml, and `blerig power` with it.
+#   dummy_hub_session.sh OUT CYCLES 'blerig power BOARD --rig RIG'   (the action is appended)
 set -u
 out="$1"
-cycles="${2:-3}"
+cycles="$2"
+power="$3"
 here="$(dirname "$0")"
 
 modprobe -a dummy_hcd g_serial cdc_acm || exit 10
@@ -28,10 +30,20 @@ for cycle in $(seq "$cycles"); do
         --timeout 10 >"$out/sysfs-$cycle.json" || exit 13
 done
 
-if [ "${BLERIG_POWER:-0}" = 1 ]; then
-    for cycle in $(seq "$cycles"); do
-        python3 "$here/port_events.py" --path /dev/ttyACM0 --off "$BLERIG_POWER_COMMAND off" \
-            --on "$BLERIG_POWER_COMMAND on" --timeout 20 >"$out/blerig-$cycle.json" || exit 14
-    done
-fi
+for cycle in $(seq "$cycles"); do
+    python3 "$here/port_events.py" --path /dev/ttyACM0 --off "$power off >>$out/power-off.log 2>&1" \
+        --on "$power on >>$out/power-on.log 2>&1" --timeout 20 >"$out/blerig-$cycle.json" || exit 14
+    $power status >>"$out/power-status.log" 2>&1
+done
+python3 "$here/port_events.py" --path /dev/ttyACM0 --cycle \
+    --off "$power cycle --off-for 500ms >$out/power-cycle.log 2>&1" \
+    --timeout 20 >"$out/blerig-cycle.json" || exit 15
+$power status >>"$out/power-status.log" 2>&1
+
+# blerig discover writes the gadget into a rig skeleton, whose power binding blerig power then uses.
+blerig=${power%% *}
+"$blerig" discover --output "$out/discovered.yaml" 2>"$out/discover.err"
+echo $? >"$out/discover.rc"
+"$blerig" power board-01 --rig "$out/discovered.yaml" status >"$out/discovered-power.log" 2>&1
+echo $? >"$out/discovered-power.rc"
 exit 0

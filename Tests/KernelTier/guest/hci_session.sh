@@ -5,7 +5,7 @@
 #   blerig adapters                                   → adapters.txt
 #   blerig scan --radio hci-user:0 --json              → scan.json   (retried while the kernel still sets hci0 up)
 #   blerig probe --radio hci-user:0 NAME --json        → probe.json
-#   blerig doctor RIG (BLERIG_DOCTOR=1, once blerig has it)  → doctor.txt
+#   blerig doctor RIG, with dummy_hcd's hub and gadget loaded  → doctor.out
 # Each command's exit status goes to NAME.rc, its stderr to NAME.err, and times (guest uptime) to times.txt.
 #   hci_session.sh OUT BLERIG DEVICE_NAME
 set -u
@@ -45,9 +45,11 @@ done
 echo "$attempt" >"$out/scan.attempts"
 run probe "$blerig" probe --radio hci-user:0 "$device" --json --timeout 30
 
-if [ "${BLERIG_DOCTOR:-0}" = 1 ]; then
-    # shellcheck disable=SC2086 # the command is words on purpose
-    run doctor $BLERIG_DOCTOR_COMMAND
-fi
+# blerig doctor, with a USB bus to look at too: dummy_hcd's root hub (per-port power) and g_serial's gadget on its
+# port 1 as /dev/ttyACM0, which the rig's board is bound to.
+modprobe -a dummy_hcd g_serial cdc_acm || exit 12
+for _ in $(seq 400); do [ -e /dev/ttyACM0 ] && break; sleep 0.025; done
+# shellcheck disable=SC2086 # the command is words on purpose
+run doctor $BLERIG_DOCTOR_COMMAND
 stamp end
 exit 0

@@ -9,7 +9,10 @@ the on action (if any), waits until a device matching BACK exists again, and pri
 
 An action is `write:FILE=VALUE` (written from here: no process start in the timing) or a shell command. gone_s runs
 from the start of the off action, back_s from the start of the on action (from the device being gone when there
-is no on action). Exits 1 when a step times out, with what was seen. Stdlib only (it runs under TCG).
+is no on action). With --cycle the off action is one command that takes the device away and brings it back
+(`blerig power BOARD cycle`): it runs in the background while the device is watched, back_s counts from the
+device being gone, and its exit status is `action_rc`. Exits 1 when a step times out, with what was seen.
+Stdlib only (it runs under TCG).
 """
 import argparse
 import glob
@@ -26,7 +29,8 @@ def act(action):
         with open(path, "w") as target:
             target.write(value)
     else:
-        subprocess.run(action, shell=True, check=True)
+        return subprocess.run(action, shell=True).returncode
+    return 0
 
 
 def wait(predicate, timeout, poll):
@@ -49,6 +53,25 @@ def usb_product(tty):
         return None
 
 
+def cycle(args, result, start):
+    action = subprocess.Popen(args.off, shell=True)
+    if not wait(lambda: not os.path.exists(args.path), args.timeout, args.poll):
+        result["error"] = f"{args.path} still there {args.timeout} s after the cycle started"
+    else:
+        gone = time.monotonic()
+        result["gone_s"] = round(gone - start, 4)
+        back = wait(lambda: sorted(glob.glob(args.back or args.path)), args.timeout, args.poll)
+        if back:
+            result["back_s"] = round(time.monotonic() - gone, 4)
+            result["back"] = back[0]
+        else:
+            result["error"] = f"nothing matching {args.back or args.path} {args.timeout} s after it left"
+    result["action_rc"] = action.wait()
+    result["action_s"] = round(time.monotonic() - start, 4)
+    print(json.dumps(result, sort_keys=True))
+    sys.exit(1 if "error" in result else 0)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--path", required=True)
@@ -57,10 +80,14 @@ def main():
     parser.add_argument("--back", help="glob of the device that counts as back (default: --path)")
     parser.add_argument("--timeout", type=float, default=10)
     parser.add_argument("--poll", type=float, default=0.002)
+    parser.add_argument("--cycle", action="store_true", help="--off takes the device away and brings it back")
     args = parser.parse_args()
     result = {"path": args.path, "product_before": usb_product(args.path)}
     start = time.monotonic()
-    act(args.off)
+    if args.cycle:
+        cycle(args, result, start)
+        return
+    result["off_rc"] = act(args.off)
     result["off_action_s"] = round(time.monotonic() - start, 4)
     if not wait(lambda: not os.path.exists(args.path), args.timeout, args.poll):
         result["error"] = f"{args.path} still there {args.timeout} s after the off action"
@@ -70,7 +97,7 @@ def main():
     result["gone_s"] = round(gone - start, 4)
     on_start = time.monotonic()
     if args.on:
-        act(args.on)
+        result["on_rc"] = act(args.on)
         result["on_action_s"] = round(time.monotonic() - on_start, 4)
     else:
         on_start = gone

@@ -6,10 +6,11 @@
 log="${1:-/dev/null}"
 status=/sys/devices/platform/vhci_hcd.0/status
 attached() {
-    # vhci's status: one line per port; a used port has status 006 (VDEV_ST_USED)
+    # vhci's status: one line per port; an attached port has status 005 (VDEV_ST_NOTASSIGNED, until the kernel
+    # has addressed the device: a slow guest sees it for a while after `usbip attach` returns) or 006 (VDEV_ST_USED)
     local hub port sta rest
     while read -r hub port sta rest; do
-        [ "$sta" = "006" ] && return 0
+        [ "$sta" = "005" ] || [ "$sta" = "006" ] && return 0
     done <"$status"
     return 1
 }

@@ -1,13 +1,14 @@
 import Foundation
 import Testing
 
-/// Which of the board-control commands the blerig binary under test has: a test that needs one is skipped with
-/// the reason until `blerig <command> --help` prints that command's own usage, and runs from the build that adds
-/// it. (The exit status alone does not tell: for an unknown command ArgumentParser prints blerig's help and exits 0.)
+/// The blerig command lines the kernel tier runs in the guest, against the rigs in Tests/KernelTier/fixtures/. A
+/// command that is not built yet (`doctor`, `discover` while they were being written) makes its test skip with
+/// the reason until `blerig <command> --help` prints that command's own usage.
 enum BlerigCommands {
     static func has(_ command: String) -> Bool { help(command).usage }
 
-    /// `blerig <command> --help`: its exit status, and whether it printed `USAGE: blerig <command>`.
+    /// `blerig <command> --help`: its exit status, and whether it printed `USAGE: blerig <command>`. (The exit
+    /// status alone does not tell: for an unknown command ArgumentParser prints blerig's help and exits 0.)
     static func help(_ command: String) -> (status: Int32?, usage: Bool) {
         let process = Process()
         process.executableURL = URL(filePath: KernelTierEnvironment.blerig)
@@ -29,25 +30,45 @@ enum BlerigCommands {
         return Comment(rawValue: "blerig \(command) is not in the binary yet (`blerig \(command) --help` \(what))")
     }
 
-    static let hasReset = has("reset")
-    static let hasPower = has("power")
-    static let hasDoctor = has("doctor")
 
-    /// The rig the board-control commands run against in the guest (Tests/KernelTier/fixtures/).
     static let fixtures = "\(KernelTierEnvironment.scripts)/fixtures"
+    static var blerig: String { KernelTierEnvironment.blerig }
 
-    /// `blerig reset` on the USB/IP board, without the `--sequence` the session adds per preset. The command's
-    /// shape follows issue 14 (`blerig reset BOARD [--sequence S]`, the rig named by `--rig`); adjust here if the
-    /// command lands with another one.
-    static var resetCommand: String {
-        "\(KernelTierEnvironment.blerig) reset --rig \(fixtures)/usb-serial.yaml esp-usb"
+    /// One `blerig reset` run in the USB serial session.
+    struct Reset: Sendable {
+        /// The phase name (`blerig NAME` in the board's log, `blerig-NAME.log` in the guest's folder).
+        let name: String
+        let command: String
     }
 
-    /// `blerig power` on the gadget board behind dummy_hcd's root hub port 1, without on/off.
-    static var powerCommand: String {
-        "\(KernelTierEnvironment.blerig) power --rig \(fixtures)/dummy-hub.yaml gadget"
+    /// How often each preset runs (each side's step is the least of its runs; see ``TimelineComparison``).
+    static let presetRuns = 3
+
+    /// blerig's ESP32 presets into the bootloader (esptool's `--before` resets) and the hard reset, as
+    /// `PRESET-RUN`: the rig's own preset through the board's id (`esp-usb` is wired `esp32-unix-tight`), the
+    /// others with `--port` and `--wiring`, as on a bench without a rig. Then the 1200-baud touch through the rig's
+    /// `nano-usb`, once.
+    static var resets: [Reset] {
+        let rig = "\(fixtures)/usb-serial.yaml"
+        let port = "--port /dev/ttyACM0"
+        let presets = [
+            ("esp32-unix-tight", "\(blerig) reset esp-usb --rig \(rig) --bootloader"),
+            ("esp32-classic", "\(blerig) reset \(port) --wiring esp32-classic --bootloader"),
+            ("esp32-usb-jtag", "\(blerig) reset \(port) --wiring esp32-usb-jtag --bootloader"),
+            ("hard-reset", "\(blerig) reset \(port) --wiring hard-reset"),
+        ]
+        let runs = (1...presetRuns).flatMap { run in presets.map { Reset(name: "\($0.0)-\(run)", command: $0.1) } }
+        return runs + [Reset(name: "touch", command: "\(blerig) reset nano-usb --rig \(rig) --bootloader")]
     }
+
+    /// `blerig console` on the USB/IP board, named by its tty in the rig: lines typed come from a FIFO.
+    static var console: String {
+        "\(blerig) console esp-usb --rig \(fixtures)/usb-serial.yaml --timestamps --duration 60"
+    }
+
+    /// `blerig power` on the gadget board behind dummy_hcd's root hub port 1, without the action.
+    static var power: String { "\(blerig) power gadget --rig \(fixtures)/dummy-hub.yaml" }
 
     /// `blerig doctor` with the rig whose bindings it resolves.
-    static var doctorCommand: String { "\(KernelTierEnvironment.blerig) doctor \(fixtures)/hci-vhci.yaml" }
+    static var doctor: String { "\(blerig) doctor \(fixtures)/hci-vhci.yaml" }
 }

@@ -88,37 +88,66 @@ struct ResetShape: CustomStringConvertible {
     }
 }
 
-/// Two runs of the same shape, step by step: offsets from each run's first step, and where they differ.
+/// One reset played several times by two programs (blerig and esptool), compared step by step: each step's
+/// interval since the previous change. A wait is a minimum and scheduling (a guest under TCG on a loaded host, a
+/// USB/IP round trip through Python) only stretches it, so each program's step is the least of its runs.
 struct TimelineComparison: CustomStringConvertible {
     let titles: (String, String)
-    let left: [LineStep]
-    let right: [LineStep]
+    let shape: ResetShape
+    let left: [[LineStep]]
+    let right: [[LineStep]]
 
-    /// Steps whose offsets differ by more than `tolerance` seconds, or whose states differ.
+    /// Each step's time since the previous change (0 for the first).
+    static func intervals(_ run: [LineStep]) -> [Double] {
+        run.indices.map { $0 == 0 ? 0 : run[$0].t - run[$0 - 1].t }
+    }
+
+    /// Per step, the least interval among `runs`.
+    static func floor(_ runs: [[LineStep]]) -> [Double] {
+        let all = runs.map(intervals)
+        guard let first = all.first else { return [] }
+        return first.indices.map { index in all.map { $0[index] }.min() ?? 0 }
+    }
+
+    /// Steps whose floors differ by more than `tolerance` seconds; runs that do not have the shape's states.
     func mismatches(tolerance: Double) -> [String] {
-        guard left.count == right.count else { return ["\(left.count) steps against \(right.count)"] }
+        let expected = shape.changes.map { ($0.dtr, $0.rts) }
         var problems: [String] = []
-        for index in left.indices {
-            let a = left[index]
-            let b = right[index]
-            if a.dtr != b.dtr || a.rts != b.rts { problems.append("step \(index + 1): \(a) against \(b)") }
-            let difference = abs((a.t - left[0].t) - (b.t - right[0].t))
-            if difference > tolerance { problems.append("step \(index + 1) (\(a)): offsets differ by \(ms(difference))") }
+        for (title, runs) in [(titles.0, left), (titles.1, right)] {
+            if runs.isEmpty { problems.append("no \(title) run") }
+            for run in runs where !run.map({ ($0.dtr, $0.rts) }).elementsEqual(expected, by: ==) {
+                problems.append("a \(title) run has the states \(run), not \(shape)'s")
+            }
+        }
+        guard problems.isEmpty else { return problems }
+        let (a, b) = (Self.floor(left), Self.floor(right))
+        for index in a.indices where abs(a[index] - b[index]) > tolerance {
+            problems.append(
+                "step \(index + 1) (\(left[0][index])): \(titles.0) \(ms(a[index])) after the previous, "
+                    + "\(titles.1) \(ms(b[index]))")
         }
         return problems
     }
 
+    /// A table: step, lines, the grammar's wait, each side's floor, then each side's runs.
     var description: String {
-        var lines = ["step  lines   \(titles.0.padding(toLength: 14, withPad: " ", startingAt: 0))  \(titles.1)"]
-        for index in 0..<max(left.count, right.count) {
-            let a = index < left.count ? left[index] : nil
-            let b = index < right.count ? right[index] : nil
-            let state = (a ?? b).map(\.description) ?? "?"
-            let offsetA = a.map { ms($0.t - left[0].t) } ?? "-"
-            let offsetB = b.map { ms($0.t - right[0].t) } ?? "-"
+        func cell(_ text: String, _ width: Int) -> String { text.padding(toLength: width, withPad: " ", startingAt: 0) }
+        let (a, b) = (Self.floor(left), Self.floor(right))
+        var lines = [
+            cell("step", 6) + cell("lines", 7) + cell("grammar", 10) + cell(titles.0, 11) + cell(titles.1, 11)
+                + "\(titles.0) runs | \(titles.1) runs (ms since the previous change)"
+        ]
+        for index in shape.changes.indices {
+            let change = shape.changes[index]
+            let state = "D\(change.dtr ? 1 : 0)R\(change.rts ? 1 : 0)"
+            func runs(_ runs: [[LineStep]]) -> String {
+                runs.map { index < $0.count ? String(format: "%.1f", Self.intervals($0)[index] * 1000) : "-" }
+                    .joined(separator: " ")
+            }
             lines.append(
-                "\(String(index + 1).padding(toLength: 4, withPad: " ", startingAt: 0))  \(state)    "
-                    + "\(offsetA.padding(toLength: 14, withPad: " ", startingAt: 0))  \(offsetB)")
+                cell("\(index + 1)", 6) + cell(state, 7) + cell(ms(change.wait), 10)
+                    + cell(index < a.count ? ms(a[index]) : "-", 11) + cell(index < b.count ? ms(b[index]) : "-", 11)
+                    + runs(left) + " | " + runs(right))
         }
         return lines.joined(separator: "\n")
     }
