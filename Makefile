@@ -59,7 +59,7 @@ interop-deps:
 kernel-deps:
 	@$(MAKE) --no-print-directory install-packages PACKAGES="$(KERNEL_APT_PACKAGES)"
 	@set -e; cache="$(KERNEL_TIER_CACHE)"; \
-	if ls "$$cache"/root/boot/vmlinuz-* >/dev/null 2>&1; then exit 0; fi; \
+	if ls "$$cache"/root/boot/vmlinuz-* "$$cache"/root/lib/modules/*/modules.dep >/dev/null 2>&1; then exit 0; fi; \
 	command -v apt-get >/dev/null || { echo "kernel-deps: no apt-get here: the kernel tier will be skipped" >&2; exit 0; }; \
 	find_package() { apt-cache depends linux-image-amd64 2>/dev/null | awk '/Depends: linux-image-[0-9]/ {print $$2; exit}'; }; \
 	package=$$(find_package); \
@@ -71,7 +71,8 @@ kernel-deps:
 	  (cd "$$cache/download" && apt-get download -q "$$package" </dev/null 2>&1 | grep -v "unsandboxed as root" || true); fi; \
 	ls "$$cache/download/$$package"_*.deb >/dev/null 2>&1 || { echo "kernel-deps: apt-get download $$package failed" >&2; exit 1; }; \
 	dpkg-deb -x "$$cache/download/$$package"_*.deb "$$cache/root.partial"; \
-	mv "$$cache/root.partial" "$$cache/root"; \
+	for modules in "$$cache"/root.partial/lib/modules/*; do depmod -b "$$cache/root.partial" "$${modules##*/}"; done; \
+	rm -rf "$$cache/root"; mv "$$cache/root.partial" "$$cache/root"; \
 	echo "kernel-deps: $$package unpacked in $$cache/root/"
 	@set -e; venv="$(KERNEL_VENV)"; \
 	check='import sys, importlib.metadata as m; sys.exit(any(m.version(n) != v for n, v in (p.split("==") for p in sys.argv[1:])))'; \
