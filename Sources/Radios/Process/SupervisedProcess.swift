@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Synchronization
 
 /// A child process that cannot outlive its parent: rootcanal, a Bumble peer, anything blerig starts and must
