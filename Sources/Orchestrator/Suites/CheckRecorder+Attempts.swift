@@ -18,8 +18,6 @@ extension CheckRecorder {
 
         func attempt(of suite: String) -> Int { current[suite] ?? 1 }
 
-        mutating func begin(suite: String, name: String) -> Int { attempt(of: suite) }
-
         mutating func end(suite: String, name: String, outcome: TestOutcome, failureClass: FailureClass?) {
             ended[suite, default: []].append(Ended(name: name, outcome: outcome, failureClass: failureClass))
         }

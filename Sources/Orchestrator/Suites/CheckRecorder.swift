@@ -69,7 +69,7 @@ public final class CheckRecorder: Sendable {
             skip(suite, name, reason: "not run: the run was stopped (\(reason))")
             return .skipped(reason: "the run was stopped")
         }
-        let attempt = attempts.withLock { $0.begin(suite: suite, name: name) }
+        let attempt = attempts.withLock { $0.attempt(of: suite) }
         let started = clock.now
         let wallStarted = ContinuousClock.now
         emit(.testStarted(.init(board: board, suite: suite, test: name, at: started)))
