@@ -18,11 +18,15 @@ public final class ConnectionShell: Sendable {
         public var scanFilter: ScanFilter
         public var connectTimeout: Duration
         public var backoff: ReconnectBackoff
+        /// The GATT tables sessions are made ready from (a matching Database Hash skips discovery); nil: discover
+        /// on every connection.
+        public var cache: (any GATTCache)?
 
         public init(
             spec: ProfileSpec, policy: ConnectionPolicy, scanFilter: ScanFilter,
-            connectTimeout: Duration = .seconds(10), backoff: ReconnectBackoff
+            connectTimeout: Duration = .seconds(10), backoff: ReconnectBackoff, cache: (any GATTCache)? = nil
         ) {
+            self.cache = cache
             self.spec = spec
             self.policy = policy
             self.scanFilter = scanFilter
