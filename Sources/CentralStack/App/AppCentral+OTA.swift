@@ -16,10 +16,10 @@ extension AppCentral {
     ) async throws(OTAError) -> OTAReport {
         shell.send(.workQueued(1))
         defer { shell.send(.workCompleted(1)) }
-        let phase = Mutex(UpdatePhase())
+        let phase = UpdatePhaseBox()
         var transfer = OTATransfer(image: image, options: options, clock: clock)
         transfer.activated = {
-            let began = phase.withLock { p -> Bool in
+            let began = phase.state.withLock { p -> Bool in
                 defer { (p.activated, p.sending) = (true, false) }
                 return p.sending
             }
@@ -33,7 +33,7 @@ extension AppCentral {
                 connect: { body in
                     let session = try await self.lease(for: "the update to \(image.version)", within: limit)
                     defer { self.broker.release() }
-                    let sending = phase.withLock { p -> Bool in
+                    let sending = phase.state.withLock { p -> Bool in
                         p.sending = !p.activated
                         return p.sending
                     }
@@ -41,14 +41,19 @@ extension AppCentral {
                     try await body(session)
                 }, progress: progress)
         } catch {
-            if phase.withLock({ $0.sending }) { shell.send(.otaFailed(why: "\(error)")) }
+            if phase.state.withLock({ $0.sending }) { shell.send(.otaFailed(why: "\(error)")) }
             throw error
         }
     }
 }
 
+/// ``UpdatePhase`` behind a lock, for the transfer's callbacks.
+final class UpdatePhaseBox: Sendable {
+    let state = Mutex(UpdatePhase())
+}
+
 /// Where an update stands as the machine was told.
-struct UpdatePhase {
+struct UpdatePhase: Sendable {
     /// `otaBegan` was sent for the session in use and nothing has ended it.
     var sending = false
     /// ACTIVATE has been written: later sessions read the new version (or activate again), they send no image.

@@ -16,7 +16,7 @@ public final class AppCentral: Sendable {
     public let keys: any PairingKeyStore
     /// The board this central is for.
     public let board: DeviceAddress
-    let broker = SessionBroker()
+    let broker: SessionBroker
     /// How long work waits for a ready session by default: a scan, a pairing, a connection and its back-off.
     public let sessionLimit: Duration
 
@@ -33,7 +33,8 @@ public final class AppCentral: Sendable {
         wallClock: @escaping @Sendable () -> Date = { Date() }, sessionLimit: Duration = .seconds(120),
         report: @escaping @Sendable (ConnectionShell.Report) -> Void
     ) {
-        let broker = broker
+        let broker = SessionBroker()
+        self.broker = broker
         self.board = board
         self.sessionLimit = sessionLimit
         self.keys = keys

@@ -134,9 +134,9 @@ struct OTARun: Sendable {
         let report = try await app.update(
             to: image, options: OTASender.Options(window: suite.window, batch: suite.batch), progress: progress,
             activated: activated)
-        try expectMachinePath(since: mark, report: report)
         if let running = report.runningAfter { tally.withLock { $0.current = running } }
         board.recorder.log(.info, "ota", Self.summary(report))
+        try expectMachinePath(since: mark, report: report)
         return report
     }
 
