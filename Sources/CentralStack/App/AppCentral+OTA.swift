@@ -14,7 +14,7 @@ extension AppCentral {
         progress: (@Sendable (OTATransfer.Progress) async -> Void)? = nil,
         activated: (@Sendable () async -> Void)? = nil
     ) async throws(OTAError) -> OTAReport {
-        shell.send(.workQueued(1))
+        await shell.deliver(.workQueued(1))
         defer { shell.send(.workCompleted(1)) }
         let phase = UpdatePhaseBox()
         var transfer = OTATransfer(image: image, options: options, clock: clock)

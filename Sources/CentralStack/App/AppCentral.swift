@@ -38,7 +38,7 @@ public final class AppCentral: Sendable {
         self.board = board
         self.sessionLimit = sessionLimit
         self.keys = keys
-        shell = ConnectionShell(
+        self.shell = ConnectionShell(
             central: central, radio: radio, configuration: configuration, keys: keys, newKey: newKey, store: store,
             wallClock: wallClock, report: report,
             traffic: { session in
@@ -46,6 +46,7 @@ public final class AppCentral: Sendable {
                 defer { broker.withdraw(session) }
                 await CancelToken().wait()
             })
+        broker.usable { [weak shell] in shell.map { !$0.closingLink } ?? false }
     }
 
     public var clock: any RigClock { shell.clock }
@@ -76,7 +77,8 @@ public final class AppCentral: Sendable {
     public func perform<T: Sendable>(
         _ what: String, within limit: Duration? = nil, _ body: (ProfileSession) async throws -> T
     ) async throws -> T {
-        shell.send(.workQueued(1))
+        // Handled before the lease: a link the machine chose to close when earlier work completed is not leased.
+        await shell.deliver(.workQueued(1))
         defer { shell.send(.workCompleted(1)) }
         let session = try await lease(for: what, within: limit)
         defer { broker.release() }

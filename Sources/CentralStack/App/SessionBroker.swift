@@ -19,6 +19,13 @@ final class SessionBroker: Sendable {
         var next: UInt64 = 0
     }
     private let state = Mutex(State())
+    /// Whether the session offered may take new work: not when the machine already chose to close its link.
+    private let usability = Mutex<@Sendable () -> Bool>({ true })
+
+    /// Sets what says whether the offered session may take new work (see ``ConnectionShell/closingLink``).
+    func usable(when test: @escaping @Sendable () -> Bool) { usability.withLock { $0 = test } }
+
+    private func usable() -> Bool { usability.withLock { $0 }() }
 
     /// The session now offered, if any.
     var current: ProfileSession? { state.withLock { $0.session } }
@@ -27,7 +34,7 @@ final class SessionBroker: Sendable {
     func offer(_ session: ProfileSession) {
         let waiter = state.withLock { s -> Waiter? in
             s.session = session
-            return s.busy || s.waiters.isEmpty ? nil : grant(&s)
+            return s.busy || s.waiters.isEmpty || !usable() ? nil : grant(&s)
         }
         waiter?.continuation.resume(returning: session)
     }
@@ -59,7 +66,7 @@ final class SessionBroker: Sendable {
     func release() {
         let handoff = state.withLock { s -> (Waiter, ProfileSession)? in
             s.busy = false
-            guard let session = s.session, !s.waiters.isEmpty else { return nil }
+            guard let session = s.session, !s.waiters.isEmpty, usable() else { return nil }
             return (grant(&s), session)
         }
         if let (waiter, session) = handoff { waiter.continuation.resume(returning: session) }
@@ -80,7 +87,7 @@ final class SessionBroker: Sendable {
             await withCheckedContinuation { (continuation: CheckedContinuation<ProfileSession?, Never>) in
                 let now = state.withLock { s -> (ProfileSession?, Bool) in
                     if Task.isCancelled { return (nil, true) }
-                    if !s.busy, s.waiters.isEmpty, let session = s.session {
+                    if !s.busy, s.waiters.isEmpty, let session = s.session, usable() {
                         s.busy = true
                         return (session, true)
                     }
