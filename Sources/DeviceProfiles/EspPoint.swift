@@ -2,6 +2,8 @@ import BLECore
 
 /// `esp-point`, the ESP32 sensor node of the ESP-Point case study (docs/board-contract.md, "esp-point").
 public enum EspPoint {
+    /// The sample interval a board starts with, in seconds (the contract's SET_INTERVAL default).
+    public static let defaultSampleInterval: UInt32 = 3600
     public static let sensorService = Profile.custom(0x0100)
     public static let reading = Profile.custom(0x0101)
     public static let logControl = Profile.custom(0x0102)

@@ -23,7 +23,7 @@ struct Blerig: AsyncParsableCommand {
         version: BlerigVersion.current,
         subcommands: [
             Run.self, Validate.self, Suites.self, Gate.self, Bench.self, Scan.self, Probe.self, Adapters.self,
-            Central.self, SyncAgentCommand.self, Power.self, Reset.self, Console.self, Doctor.self, Discover.self,
+            Central.self, SyncAgentCommand.self, SyncCommand.self, Power.self, Reset.self, Console.self, Doctor.self, Discover.self,
             HistoryCommand.self, Compare.self, Baseline.self, Leases.self,
         ])
 

@@ -12,8 +12,8 @@ extension Blerig {
             discussion: """
                 Keeps a link to the board at --address under the connection state machine, reconnecting after \
                 drops, and saves the machine's state to --state on every change. At start it restores the saved \
-                state when it is younger than an hour. Prints one line per transition and notice. Runs until \
-                SIGINT or SIGTERM.
+                state when it is younger than an hour. Pairing keys (esp-point) are kept in pairing-keys.json beside \
+                --state. Prints one line per transition and notice. Runs until SIGINT or SIGTERM.
 
                 --radio: \(RadioSpec.forms).
 
@@ -36,10 +36,10 @@ extension Blerig {
         var address: DeviceAddress
 
         @Option(
-            help: ArgumentHelp("The board's profile: nano33-ble-sense or hrm.", valueName: "profile"),
+            help: ArgumentHelp("The board's profile: esp-point, nano33-ble-sense or hrm.", valueName: "profile"),
             transform: { text in
                 guard let profile = Profile(rawValue: text) else {
-                    throw ValidationError("--profile: '\(text)' is not a profile (nano33-ble-sense, hrm)")
+                    throw ValidationError("--profile: '\(text)' is not a profile (esp-point, nano33-ble-sense, hrm)")
                 }
                 return profile
             })

@@ -65,6 +65,7 @@ public enum SyncAgent {
                         client: client, queue: queue, board: serial, now: { Date().timeIntervalSince1970 },
                         observe: { step in
                             switch step {
+                            case .read: break
                             case let .committed(sequences):
                                 lines.say("committed \(sequences.count) up_to=\(sequences.last ?? 0)")
                             case let .acknowledged(upTo): lines.say("acked up_to=\(upTo)")

@@ -24,7 +24,8 @@ extension ConnectionShell {
             var ready = false
             do {
                 try await Handshake.withSession(
-                    connection: connection, requested: requested, linkUp: linkUp, spec: configuration.spec, clock: clock
+                    connection: connection, requested: requested, linkUp: linkUp, spec: configuration.spec, clock: clock,
+                    cache: configuration.cache
                 ) { session in
                     if !pairing, configuration.spec.profile == .espPoint {
                         guard let key = keys.key(for: peripheral) else {

@@ -18,11 +18,15 @@ public final class ConnectionShell: Sendable {
         public var scanFilter: ScanFilter
         public var connectTimeout: Duration
         public var backoff: ReconnectBackoff
+        /// The GATT tables sessions are made ready from (a matching Database Hash skips discovery); nil: discover
+        /// on every connection.
+        public var cache: (any GATTCache)?
 
         public init(
             spec: ProfileSpec, policy: ConnectionPolicy, scanFilter: ScanFilter,
-            connectTimeout: Duration = .seconds(10), backoff: ReconnectBackoff
+            connectTimeout: Duration = .seconds(10), backoff: ReconnectBackoff, cache: (any GATTCache)? = nil
         ) {
+            self.cache = cache
             self.spec = spec
             self.policy = policy
             self.scanFilter = scanFilter
@@ -35,6 +39,26 @@ public final class ConnectionShell: Sendable {
     public enum Report: Sendable {
         case notice(ConnectionNotice, at: RigInstant)
         case problem(String, at: RigInstant)
+    }
+
+    /// An event for the machine, when it happened, and who waits for it to be handled (``deliver(_:)``).
+    struct Input: Sendable {
+        let event: ConnectionEvent
+        let at: RigInstant
+        let handled: CheckedContinuation<Void, Never>?
+    }
+
+    /// The machine's input: events are handled one at a time, in the order they were yielded.
+    struct Inbox: Sendable {
+        let continuation: AsyncStream<Input>.Continuation
+
+        func yield(_ input: (ConnectionEvent, RigInstant), handled: CheckedContinuation<Void, Never>? = nil) {
+            if case .terminated = continuation.yield(Input(event: input.0, at: input.1, handled: handled)) {
+                handled?.resume()
+            }
+        }
+
+        func finish() { continuation.finish() }
     }
 
     /// Work a link's task is asked to do by the machine (closing it is cancelling its token).
@@ -63,8 +87,8 @@ public final class ConnectionShell: Sendable {
     let report: @Sendable (Report) -> Void
     let traffic: @Sendable (ProfileSession) async throws -> Void
     let shared: Mutex<Shared>
-    private let inputs: AsyncStream<(ConnectionEvent, RigInstant)>
-    let input: AsyncStream<(ConnectionEvent, RigInstant)>.Continuation
+    private let inputs: AsyncStream<Input>
+    let input: Inbox
 
     /// - Parameters:
     ///   - radio: the radio's power switch, when it has one; without it the radio counts as always on.
@@ -88,9 +112,9 @@ public final class ConnectionShell: Sendable {
         self.report = report
         self.traffic = traffic
         shared = Mutex(Shared(machine: ConnectionMachine(policy: configuration.policy, backoff: configuration.backoff)))
-        let (stream, continuation) = AsyncStream.makeStream(of: (ConnectionEvent, RigInstant).self)
+        let (stream, continuation) = AsyncStream.makeStream(of: Input.self)
         inputs = stream
-        input = continuation
+        input = Inbox(continuation: continuation)
     }
 
     var clock: any RigClock { central.clock }
@@ -101,6 +125,19 @@ public final class ConnectionShell: Sendable {
 
     /// Hands the machine an event from outside (work queued or done, an update's progress, a reset), stamped now.
     public func send(_ event: ConnectionEvent) { input.yield((event, clock.now)) }
+
+    /// Hands the machine an event and returns once the machine has handled it and its actions were started, so
+    /// that everything sent before it has taken effect too: work queued this way never meets a link the machine
+    /// already chose to close. Returns at once when the shell has stopped.
+    public func deliver(_ event: ConnectionEvent) async {
+        await withCheckedContinuation { (handled: CheckedContinuation<Void, Never>) in
+            input.yield((event, clock.now), handled: handled)
+        }
+    }
+
+    /// The machine chose to close the link it has (work is done, or the board reboots into new firmware): a
+    /// session of that link is not to be given new work.
+    var closingLink: Bool { shared.withLock { $0.machine.closing } }
 
     /// Ends ``run(restoring:)`` as a killed process ends: nothing more is saved or reported, and the links are
     /// closed the way the operating system closes a dead process's links.
@@ -122,16 +159,23 @@ public final class ConnectionShell: Sendable {
             } else {
                 input.yield((.radioPoweredOn, clock.now))
             }
-            for await (event, at) in inputs {
+            for await item in inputs {
                 let actions = shared.withLock { s -> [ConnectionAction]? in
-                    s.stopped ? nil : s.machine.handle(event, at: at)
+                    s.stopped ? nil : s.machine.handle(item.event, at: item.at)
                 }
-                guard let actions else { break }
+                guard let actions else {
+                    item.handled?.resume()
+                    break
+                }
                 for action in actions { perform(action, group: &group) }
+                item.handled?.resume()
             }
             shared.withLock { $0.stopped = true }
             group.cancelAll()
         }
+        // Whoever waits for an event to be handled is let go: the machine handles nothing more.
+        input.finish()
+        for await item in inputs { item.handled?.resume() }
     }
 
     private func perform(_ action: ConnectionAction, group: inout DiscardingTaskGroup) {

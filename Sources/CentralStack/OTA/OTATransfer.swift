@@ -30,6 +30,9 @@ public struct OTATransfer: Sendable {
     /// The first pause between reconnection attempts; it doubles each time, up to 8 s.
     public var reconnectBackoff: Duration = .milliseconds(500)
     public var pause: OTAPauseSwitch?
+    /// Called each time ACTIVATE has been written (the board reboots into the image): an app's connection machine
+    /// expects the link's end that follows; a test may cut the power here.
+    public var activated: (@Sendable () async -> Void)?
 
     public init(image: OTAImageFile, options: OTASender.Options, clock: any RigClock) {
         self.image = image
@@ -141,7 +144,10 @@ public struct OTATransfer: Sendable {
                     feed(.linkDown)
                     continue
                 }
-                if request == .activate { report.activated = clock.now }
+                if request == .activate {
+                    report.activated = clock.now
+                    await activated?()
+                }
                 if case .start = request { lastWasStart = true } else { lastWasStart = false }
             case let .sendFrame(seq, maxPayload):
                 let frame = EspPoint.OTA.Frame.encode(

@@ -21,6 +21,8 @@ public struct PullReport: Sendable, Hashable {
 public enum LogPuller {
     /// One step, for progress lines and crash tests.
     public enum Step: Sendable {
+        /// These readings were read from the board, with the board's sample times (not yet queued).
+        case read([EspPoint.Reading])
         /// These readings are durably queued (new or already held).
         case committed(sequences: [UInt32])
         case acknowledged(upTo: UInt32)
@@ -45,6 +47,7 @@ public enum LogPuller {
                     "Log READ returned seq \(wrong.1.sequence) after \(wrong.0.sequence); the contract says increasing")
             }
             report.read += readings.count
+            observe(.read(readings))
             report.queued += try queue.enqueue(
                 board: board, records: readings.map { ($0.sequence, $0.encoded) }, at: now())
             observe(.committed(sequences: readings.map(\.sequence)))

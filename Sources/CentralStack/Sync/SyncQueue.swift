@@ -183,6 +183,26 @@ public final class SyncQueue: Sendable {
         }
     }
 
+    /// Moves dead letters back to the queue with their attempts reset, in one transaction: every one with a seq,
+    /// or only those of `board`. They keep their key, so one the ingest already holds is deduplicated there. Returns how
+    /// many were requeued.
+    @discardableResult
+    public func requeueDeadLetters(board: String? = nil) throws(SyncQueueError) -> Int {
+        try write("requeuing dead letters" + (board.map { " of \($0)" } ?? "")) { db in
+            // A letter without a seq (a payload too short to hold one) has no key to queue under: it stays.
+            let filter = " WHERE seq IS NOT NULL" + (board == nil ? "" : " AND board = ?")
+            let arguments: StatementArguments = board.map { [$0] } ?? []
+            try db.execute(
+                sql: """
+                    INSERT OR IGNORE INTO item (board, seq, payload, createdAt)
+                    SELECT board, seq, payload, createdAt FROM deadLetter\(filter) ORDER BY id
+                    """, arguments: arguments)
+            let requeued = db.changesCount
+            try db.execute(sql: "DELETE FROM deadLetter\(filter)", arguments: arguments)
+            return requeued
+        }
+    }
+
     /// Whether `board`'s reading `seq` is pending or dead-lettered.
     public func holds(board: String, seq: UInt32) throws(SyncQueueError) -> Bool {
         try read("looking up \(Self.key(board: board, seq: seq))") { db in

@@ -13,8 +13,8 @@ import Foundation
 /// state pairedDisconnected → pairedConnected: connected to ...
 /// ```
 ///
-/// It runs until SIGINT or SIGTERM — or SIGKILL, which is the point: nothing but the file carries the state to
-/// the next process.
+/// It runs until SIGINT or SIGTERM — or SIGKILL, which is the point: nothing but the files carry the state to
+/// the next process (the machine's state, and the pairing keys beside it, ``keysURL``).
 public struct CentralTool: Sendable {
     public var radio: RadioSpec
     public var address: DeviceAddress
@@ -28,6 +28,12 @@ public struct CentralTool: Sendable {
         self.statePath = statePath
     }
 
+    /// Where the pairing keys are kept: `pairing-keys.json` beside the state file, so a restarted central still
+    /// authenticates with the esp-points it paired (a new key is made when the board is paired).
+    public var keysURL: URL {
+        URL(fileURLWithPath: statePath).deletingLastPathComponent().appendingPathComponent("pairing-keys.json")
+    }
+
     /// How `blerig central` exits.
     public static let exitStatuses = [
         (ExitStatus.interrupted, "SIGINT or SIGTERM ended it (it runs until then)"),
@@ -39,11 +45,13 @@ public struct CentralTool: Sendable {
         radios: any RadioOpening, control: RunControl, output: @escaping @Sendable (String) -> Void,
         errors: @escaping @Sendable (String) -> Void
     ) async -> ExitStatus {
-        guard profile != .espPoint else {
-            errors("blerig: central keeps no pairing keys between processes yet; use a board without pairing")
+        let stateURL = URL(fileURLWithPath: statePath)
+        let keys: FileKeyStore
+        do { keys = try FileKeyStore(url: keysURL) } catch {
+            errors("blerig: \(error)")
             return .usage
         }
-        let store = FileConnectionStateStore(url: URL(fileURLWithPath: statePath))
+        let store = FileConnectionStateStore(url: stateURL)
         let restoration = ConnectionRestoration.load(from: store, now: Date())
         output("restoration: \(restoration)")
         let (address, profile) = (address, profile)
@@ -54,7 +62,7 @@ public struct CentralTool: Sendable {
                     configuration: .init(
                         spec: .standard(profile), policy: .keepConnected, scanFilter: ScanFilter(addresses: [address]),
                         backoff: ReconnectBackoff(random: SeededRandom(seed: UInt64.random(in: 0...UInt64.max)))),
-                    keys: InMemoryKeyStore(), newKey: { [] }, store: store,
+                    keys: keys, newKey: { (0..<32).map { _ in UInt8.random(in: 0...255) } }, store: store,
                     report: { output(Self.line($0)) })
                 _ = await runStoppable(until: { _ = await control.interrupted() }) {
                     await shell.run(restoring: restoration.snapshot)

@@ -40,57 +40,14 @@ struct AlertsSuite: Suite {
             return
         }
         let duration = duration
-        var recorded = false
-        do {
-            try await board.withSession { session in
-                let client = HeartRateClient(session: session)
-                // Start from a known light: the policy assumes it is off.
-                try await client.setAlert(.turnOff)
-                recorded = true
-                await board.check(Self.name, Self.test) {
-                    let run = try await Self.drive(client, for: duration, board: board)
-                    try await board.clock.sleep(for: Self.settle)
-                    let shown = board.consoleLog.entries(since: run.start).compactMap(Self.alert)
-                    return try Self.evaluate(run, shown: shown, board: board)
-                }
+        await board.check(Self.name, Self.test) {
+            let run = try await board.withAppCentral(purpose: "alerts") { app in
+                try await app.raiseAlerts(for: duration)
             }
-        } catch {
-            guard !recorded, !Task.isCancelled else {
-                board.recorder.log(.warning, "central", "alerts session ended with: \(error)")
-                return
-            }
-            let message = "\(board.place): \(error)"
-            await board.check(Self.name, Self.test) { throw CheckFailure(message) }
+            try await board.clock.sleep(for: Self.settle)
+            let shown = board.consoleLog.entries(since: run.start).compactMap(Self.alert)
+            return try Self.evaluate(run, shown: shown, board: board)
         }
-    }
-
-    /// What the policy saw and did.
-    struct Drive: Sendable {
-        var start: RigInstant
-        var measurements = 0
-        /// Each write with the rate that caused it and the alert before it.
-        var writes: [(alert: HeartRateMonitor.Alert, bpm: Int, before: HeartRateMonitor.Alert)] = []
-        var undecodable = 0
-    }
-
-    /// Feeds every measurement of the window through the policy and writes what it decides.
-    static func drive(_ client: HeartRateClient, for duration: Duration, board: BoardUnderTest) async throws -> Drive {
-        let start = board.clock.now
-        let end = start.advanced(by: duration)
-        var drive = Drive(start: start)
-        var policy = AlertPolicy()
-        _ = try client.takeMeasurements()
-        while board.clock.now < end {
-            let (measurement, at) = try await client.nextMeasurement(within: .seconds(5))
-            guard at < end else { break }
-            drive.measurements += 1
-            let bpm = Int(measurement.beatsPerMinute)
-            let before = policy.current
-            if let alert = try await client.apply(&policy, to: measurement) {
-                drive.writes.append((alert, bpm, before))
-            }
-        }
-        return drive
     }
 
     /// The alert of a console line `[uptime] I/ALERT: redAlert`, nil for other lines.
@@ -100,7 +57,7 @@ struct AlertsSuite: Suite {
     }
 
     static func evaluate(
-        _ drive: Drive, shown: [HeartRateMonitor.Alert], board: BoardUnderTest
+        _ drive: AlertRun, shown: [HeartRateMonitor.Alert], board: BoardUnderTest
     ) throws
         -> [MeasuredValue]
     {

@@ -9,7 +9,7 @@ extension OTARun {
     /// A clean update: the board's version read first; the update must commit on the first try, without a
     /// resume, a NAK or a re-upload.
     func cleanUpdate() async throws -> [MeasuredValue] {
-        let original = try await board.withSession { session in
+        let original = try await app.perform("reading Firmware Revision") { session in
             String(decoding: try await session.read(StandardUUID.firmwareRevision), as: UTF8.self)
         }
         tallyOriginal(original)
@@ -29,13 +29,14 @@ extension OTARun {
     /// Arms `console` faults (at once, or once `armAt` of the frames are acknowledged), runs an update that must
     /// commit, then `verify`.
     func faultCheck(
-        _ check: String, armAt fraction: Double? = nil, console lines: [String],
+        _ check: OTASuite.Check, armAt fraction: Double? = nil, console lines: [String],
         verify: @escaping @Sendable (OTAReport) throws -> [MeasuredValue]
     ) async {
         guard board.bench.console != nil else {
-            return board.recorder.skip(name, check, reason: "the board has no console to inject faults through")
+            return board.recorder.skip(
+                name, check.rawValue, reason: "the board has no console to inject faults through")
         }
-        await board.check(name, check) {
+        await board.check(name, check.rawValue) {
             var progress: (@Sendable (OTATransfer.Progress) async -> Void)?
             if let fraction {
                 let armed = Flag()
@@ -56,12 +57,12 @@ extension OTARun {
 
     /// Cuts the board's power once half the frames are acknowledged, switches it on again a second later, and
     /// expects the update to resume from the persisted next_seq and commit.
-    func powerLossCheck(_ check: String) async {
+    func powerLossCheck(_ check: OTASuite.Check) async {
         guard let power = board.bench.power else {
-            return board.recorder.skip(name, check, reason: "the board has no power switch")
+            return board.recorder.skip(name, check.rawValue, reason: "the board has no power switch")
         }
         let clock = board.clock
-        await board.check(name, check) {
+        await board.check(name, check.rawValue) {
             let cut = Flag()
             let report = try await counted {
                 try await expectCommitted(
@@ -111,7 +112,7 @@ extension OTARun {
                 board.recorder.log(.info, "ota", "the \(what) image was refused with FINISH status 3")
             }
         }
-        let after = try await board.withSession { session in
+        let after = try await app.perform("reading Firmware Revision") { session in
             String(decoding: try await session.read(StandardUUID.firmwareRevision), as: UTF8.self)
         }
         guard after == before else {

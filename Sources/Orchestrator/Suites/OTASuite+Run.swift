@@ -10,6 +10,9 @@ import Synchronization
 struct OTARun: Sendable {
     let suite: OTASuite
     let board: BoardUnderTest
+    /// The app's central every update and read goes through, and the transitions of its machine.
+    let app: AppCentral
+    let watch: ConnectionWatch
     let directory: String
     let tally = Locked(Tally())
 
@@ -26,9 +29,11 @@ struct OTARun: Sendable {
         var images = 0
     }
 
-    init(suite: OTASuite, board: BoardUnderTest, directory: String) {
+    init(suite: OTASuite, board: BoardUnderTest, app: AppCentral, watch: ConnectionWatch, directory: String) {
         self.suite = suite
         self.board = board
+        self.app = app
+        self.watch = watch
         self.directory = directory
     }
 
@@ -48,20 +53,18 @@ struct OTARun: Sendable {
     }
 
     func all() async {
-        let names = OTASuite.checkNames
-        await board.check(name, names[0]) { try await cleanUpdate() }
+        typealias Check = OTASuite.Check
+        await board.check(name, Check.clean.rawValue) { try await cleanUpdate() }
         guard tally.withLock({ $0.original }) != nil else {
-            for check in names.dropFirst() {
-                board.recorder.skip(name, check, reason: "the board's firmware version could not be read")
-            }
-            return
+            return board.skip(
+                name, Check.names.dropFirst(), reason: "the board's firmware version could not be read")
         }
-        await faultCheck(names[1], console: ["ota-fault drop \(frames / 2)"]) { report in
-            try expectResumed(report, names[1])
+        await faultCheck(.resumeAfterDisconnect, console: ["ota-fault drop \(frames / 2)"]) { report in
+            try expectResumed(report, .resumeAfterDisconnect)
             return [Metric.resumes(report)]
         }
-        await faultCheck(names[2], console: ["ota-fault drop last"]) { report in
-            try expectResumed(report, names[2])
+        await faultCheck(.resumeBeforeLastFrame, console: ["ota-fault drop last"]) { report in
+            try expectResumed(report, .resumeBeforeLastFrame)
             guard report.statistics.lastStartSeq + UInt32(suite.batch) >= frames else {
                 throw CheckFailure(
                     "\(board.place): the resume started at frame \(report.statistics.lastStartSeq) of \(frames): "
@@ -69,7 +72,7 @@ struct OTARun: Sendable {
             }
             return [Metric.resumes(report)]
         }
-        await faultCheck(names[3], armAt: 1.0 / 3, console: ["ota-fault crc"]) { report in
+        await faultCheck(.crc, armAt: 1.0 / 3, console: ["ota-fault crc"]) { report in
             guard report.statistics.naksByReason[1, default: 0] >= 1, report.statistics.framesResent >= 1 else {
                 throw CheckFailure(
                     "\(board.place): a corrupted frame brought no NAK with reason 1 and no resent frame "
@@ -77,8 +80,9 @@ struct OTARun: Sendable {
             }
             return [Metric.naks(report), Metric.resent(report)]
         }
-        await powerLossCheck(names[4])
-        await faultCheck(names[5], console: ["ota-fault corrupt"]) { report in
+        await powerLossCheck(.powerLossMidWrite)
+        await activationPowerLossCheck(.powerLossActivating)
+        await faultCheck(.corruptedFlash, console: ["ota-fault corrupt"]) { report in
             guard report.statistics.reuploads == 1 else {
                 throw CheckFailure(
                     "\(board.place): FINISH should have failed verification once and the image gone up again; "
@@ -86,9 +90,9 @@ struct OTARun: Sendable {
             }
             return []
         }
-        await board.check(name, names[6]) { try await signedImages() }
-        await board.check(name, names[7]) { try await selfTestFailure() }
-        await board.check(name, names[8]) {
+        await board.check(name, Check.signatures.rawValue) { try await signedImages() }
+        await board.check(name, Check.selfTest.rawValue) { try await selfTestFailure() }
+        await board.check(name, Check.original.rawValue) {
             let original = tally.withLock { $0.original } ?? ""
             guard let version = FirmwareVersion(original) else {
                 throw CheckFailure(
@@ -97,7 +101,7 @@ struct OTARun: Sendable {
             let report = try await expectCommitted(update(version: version))
             return [Metric.duration(report)]
         }
-        await board.check(name, names[9]) { try successRate() }
+        await board.check(name, Check.successRate.rawValue) { try successRate() }
     }
 
     /// Frames of a suite image at MTU 247 (236 bytes a frame).
@@ -108,7 +112,8 @@ struct OTARun: Sendable {
     /// A fresh image (version `9.<n>.0` unless given), uploaded with the suite's window and batch.
     func update(
         version: FirmwareVersion? = nil, signingKey: OTASigningKey? = nil, tamper: Bool = false,
-        progress: (@Sendable (OTATransfer.Progress) async -> Void)? = nil
+        progress: (@Sendable (OTATransfer.Progress) async -> Void)? = nil,
+        activated: (@Sendable () async -> Void)? = nil
     ) async throws -> OTAReport {
         let n = tally.withLock { t -> Int in
             t.images += 1
@@ -121,22 +126,17 @@ struct OTARun: Sendable {
         defer { try? FileManager.default.removeItem(atPath: path) }
         if tamper { try OTAImageBuilder.tamper(path, at: UInt64(suite.imageSize / 3)) }
         let image = try OTAImageFile(path: path, version: version)
-        let transfer = OTATransfer(
-            image: image, options: OTASender.Options(window: suite.window, batch: suite.batch), clock: board.clock)
         board.recorder.log(
             .info, "ota",
             "updating to \(version): \(suite.imageSize) bytes, CRC 0x\(String(image.crc32, radix: 16)), "
                 + "window \(suite.window), batch \(suite.batch)")
-        let board = board
-        let report = try await transfer.run(
-            connect: { body in
-                try await board.withSession { session in
-                    try await board.authenticate(session)
-                    try await body(session)
-                }
-            }, progress: progress)
+        let mark = watch.transitions.count
+        let report = try await app.update(
+            to: image, options: OTASender.Options(window: suite.window, batch: suite.batch), progress: progress,
+            activated: activated)
         if let running = report.runningAfter { tally.withLock { $0.current = running } }
         board.recorder.log(.info, "ota", Self.summary(report))
+        try expectMachinePath(since: mark, report: report)
         return report
     }
 
@@ -176,10 +176,27 @@ struct OTARun: Sendable {
         }
     }
 
-    func expectResumed(_ report: OTAReport, _ check: String) throws {
+    /// The app's machine went `pairedConnected → firmwareUpdating` for the update and back to `pairedConnected`
+    /// when ACTIVATE was written (or, for an update that ended before ACTIVATE, when it failed).
+    func expectMachinePath(since mark: Int, report: OTAReport) throws {
+        let path = watch.transitions.dropFirst(mark)
+        let began = path.contains { $0.from == .pairedConnected && $0.to == .firmwareUpdating }
+        let back = path.contains {
+            $0.from == .firmwareUpdating && $0.to == .pairedConnected
+                && (report.activated == nil || $0.cause.hasPrefix("image activated"))
+        }
+        guard began, back else {
+            let seen = path.map { "\($0.from) → \($0.to) (\($0.cause))" }.joined(separator: "; ")
+            throw CheckFailure(
+                "\(board.place): the app's connection machine did not pass through firmwareUpdating and back to "
+                    + "pairedConnected at activation during the update to \(report.image.version): \(seen)")
+        }
+    }
+
+    func expectResumed(_ report: OTAReport, _ check: OTASuite.Check) throws {
         guard report.statistics.resumes >= 1, report.statistics.lastStartSeq > 0 else {
             throw CheckFailure(
-                "\(board.place): \(check): the update did not resume from the board's next_seq (resumes "
+                "\(board.place): \(check.rawValue): the update did not resume from the board's next_seq (resumes "
                     + "\(report.statistics.resumes), last START answered next_seq \(report.statistics.lastStartSeq))")
         }
     }

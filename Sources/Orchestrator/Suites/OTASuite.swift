@@ -9,9 +9,14 @@ import Reports
 /// modes injected through the bench's capabilities only (so the suite runs unchanged on hardware): the test
 /// firmware's console (`ota-fault ...`, `ota-key ...`) and the power switch.
 ///
+/// Every update goes through the app's central (``AppCentral/update(to:options:progress:activated:)``): its
+/// connection machine connects on demand, passes through `firmwareUpdating` while the image goes up and back to
+/// `pairedConnected` at activation, and every check fails when it did not (``OTARun/expectMachinePath(since:)``).
+///
 /// Checks, each an update of a freshly generated image streamed from disk: a clean update (must commit on the
 /// first try: no resume, no NAK); resume after the board drops the link mid-way, and just before the last frame;
-/// a corrupted frame (NAK reason 1, rewind); power lost mid-write (resume from the persisted next_seq); a bank
+/// a corrupted frame (NAK reason 1, rewind); power lost mid-write (resume from the persisted next_seq); power lost
+/// just after ACTIVATE (the board boots a bank it can run and the update still ends on the new image); a bank
 /// that fails verification (FINISH 4, uploaded again); a tampered and an unsigned image refused by a board holding
 /// a key (FINISH 3), a signed one accepted; a self-test failure (rollback reported, old version running); and back
 /// to the firmware the board started with, so later suites find a known firmware and the rig's key still valid.
@@ -39,13 +44,22 @@ struct OTASuite: Suite {
     /// reconnects, twice over for the checks that upload twice, with room to spare.
     var defaultCheckTimeout: Duration { .seconds(300) + .seconds(2 * imageSize / 4_000) }
 
-    static let checkNames = [
-        "clean update", "resume after a disconnect", "resume after a drop before the last frame",
-        "CRC corruption: NAK and rewind", "power loss mid-write, then resume",
-        "corrupted flash: verify fails, upload again",
-        "tampered and unsigned images rejected", "self-test failure rolls back", "back to the original firmware",
-        "success rate",
-    ]
+    /// The checks, in the order they run.
+    enum Check: String, SuiteChecks {
+        case clean = "clean update"
+        case resumeAfterDisconnect = "resume after a disconnect"
+        case resumeBeforeLastFrame = "resume after a drop before the last frame"
+        case crc = "CRC corruption: NAK and rewind"
+        case powerLossMidWrite = "power loss mid-write, then resume"
+        case powerLossActivating = "power loss during activation"
+        case corruptedFlash = "corrupted flash: verify fails, upload again"
+        case signatures = "tampered and unsigned images rejected"
+        case selfTest = "self-test failure rolls back"
+        case original = "back to the original firmware"
+        case successRate = "success rate"
+    }
+
+    static var checkNames: [String] { Check.names }
 
     func checkNames(for profile: Profile) -> [String] { profile == .espPoint ? Self.checkNames : [] }
 
@@ -59,16 +73,19 @@ struct OTASuite: Suite {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("blerig-ota-\(board.id)-\(UUID().uuidString)").path
         do { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) } catch {
-            await board.check(Self.name, Self.checkNames[0]) {
-                throw CheckFailure("\(board.place): cannot create the image directory \(directory): \(error)")
-            }
-            for name in Self.checkNames.dropFirst() {
-                board.recorder.skip(Self.name, name, reason: "no image directory")
-            }
-            return
+            return await board.failFirst(
+                Self.name, Check.self, message: "\(board.place): cannot create the image directory \(directory): \(error)",
+                skipping: "no image directory")
         }
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let run = OTARun(suite: self, board: board, directory: directory)
-        await run.all()
+        let watch = ConnectionWatch()
+        let app = board.appCentral(purpose: "ota") { watch.add($0) }
+        do {
+            try await app.running { app in
+                await OTARun(suite: self, board: board, app: app, watch: watch, directory: directory).all()
+            }
+        } catch {
+            board.recorder.log(.warning, "central", "the app central ended with: \(error)")
+        }
     }
 }

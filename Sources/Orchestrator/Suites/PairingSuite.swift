@@ -44,10 +44,8 @@ struct PairingSuite: Suite {
             try await board.withSession { session in try await Self.pair(session, board: board) }
         }
         guard paired == .passed, let key = board.keys.key(for: board.address) else {
-            for name in Self.checks.dropFirst() {
-                board.recorder.skip(Self.name, name, reason: "the board could not be paired with the rig's key")
-            }
-            return
+            return board.skip(
+                Self.name, Self.checks.dropFirst(), reason: "the board could not be paired with the rig's key")
         }
         await board.check(Self.name, Self.checks[1]) {
             try await board.withSession { session in
@@ -73,16 +71,22 @@ struct PairingSuite: Suite {
             }
         }
         await board.check(Self.name, Self.checks[3]) {
-            try await board.withSession { session in
-                let client = EspPointClient(session: session)
-                try await client.authenticate(key: key)
-                let (status, _) = try await client.exchange(.setLED(on: false))
-                guard status.code == .ok else {
-                    throw CheckFailure("\(board.place): authenticated, but SET_LED 0 answered \(status.code)")
+            // The app's central: its machine authenticates with the stored key before it offers the session.
+            try await board.withAppCentral(purpose: "pairing") { app in
+                try await app.perform("a protected write") { session in
+                    try await Self.protectedLEDWrite(session, board: board)
                 }
-                return []
             }
         }
+    }
+
+    /// Check 4's write on a session the app's central authenticated.
+    static func protectedLEDWrite(_ session: ProfileSession, board: BoardUnderTest) async throws -> [MeasuredValue] {
+        let (status, _) = try await EspPointClient(session: session).exchange(.setLED(on: false))
+        guard status.code == .ok else {
+            throw CheckFailure("\(board.place): authenticated, but SET_LED 0 answered \(status.code)")
+        }
+        return []
     }
 
     /// Check 1: the refusal outside pairing mode, entering it, PAIR_BEGIN + PAIR_CONFIRM, authentication.

@@ -20,6 +20,11 @@ final class SyncBook: Sendable {
         /// Seqs the ring overwrote before the central read them (the gaps between one READ and the next).
         var ringGaps: [ClosedRange<UInt32>] = []
         var queuedAt: [UInt32: RigInstant] = [:]
+        /// Each reading's sample time as the board stamped it (unix seconds).
+        var sampledAt: [UInt32: UInt32] = [:]
+        /// When the central set the board's clock (unix seconds): readings stamped earlier ran on the board's own
+        /// unset clock and have no latency.
+        var clockSetAt: UInt32?
         var confirmedAt: [UInt32: RigInstant] = [:]
         /// Keys the ingest said it already held when the central uploaded them.
         var duplicateReceipts = 0
@@ -29,10 +34,17 @@ final class SyncBook: Sendable {
     }
 
     let clock: any RigClock
+    /// The Unix time at which ``clock`` read zero: the bench time a confirmation is compared with a sample time in.
+    let unixTimeAtOrigin: Duration
     let serial: Mutex<String?> = Mutex(nil)
     private let state = Mutex(State())
 
-    init(clock: any RigClock) { self.clock = clock }
+    init(clock: any RigClock, unixTimeAtOrigin: Duration = .zero) {
+        self.clock = clock
+        self.unixTimeAtOrigin = unixTimeAtOrigin
+    }
+
+    func clockSet(at unix: UInt32) { state.withLock { $0.clockSetAt = unix } }
 
     var snapshot: State { state.withLock { $0 } }
 
@@ -56,6 +68,9 @@ final class SyncBook: Sendable {
     func note(_ step: LogPuller.Step) {
         let now = clock.now
         state.withLock { state in
+            if case let .read(readings) = step {
+                for reading in readings { state.sampledAt[reading.sequence] = reading.unixTime }
+            }
             guard case let .committed(sequences) = step else { return }
             for seq in sequences where state.queuedAt[seq] == nil { state.queuedAt[seq] = now }
             if let last = sequences.last {
@@ -95,11 +110,14 @@ final class SyncBook: Sendable {
         snapshot.ringGaps.reduce(into: Set<UInt32>()) { $0.formUnion($1) }
     }
 
-    /// `sync.latency_s`: queued by the central → confirmed by the ingest, p50/p95/max and count, in seconds.
+    /// `sync.latency_s`: sampled by the board (the reading's timestamp) → confirmed by the ingest, p50/p95/max and
+    /// count, in seconds; only readings stamped after the central set the board's clock.
     func latencyMeasurements(definition: String) -> [MeasuredValue] {
         let state = snapshot
-        let inQueueOrder = state.confirmedAt.sorted { $0.key < $1.key }.compactMap { seq, confirmed in
-            state.queuedAt[seq].map { $0.duration(to: confirmed).seconds }
+        let origin = unixTimeAtOrigin.seconds
+        let inQueueOrder = state.confirmedAt.sorted { $0.key < $1.key }.compactMap { seq, confirmed -> Double? in
+            guard let sampled = state.sampledAt[seq], let set = state.clockSetAt, sampled >= set else { return nil }
+            return origin + confirmed.sinceOrigin.seconds - Double(sampled)
         }
         CheckRecorder.record("sync.latency_s", unit: .seconds, values: inQueueOrder)
         let latencies = inQueueOrder.sorted()

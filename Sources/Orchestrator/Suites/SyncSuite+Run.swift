@@ -9,6 +9,8 @@ import Synchronization
 final class SyncRun: Sendable {
     let suite: SyncSuite
     let board: BoardUnderTest
+    /// The app's central every pull goes through.
+    let app: AppCentral
     let queue: SyncQueue
     /// The ingest itself (for what it holds), and the simulated one when there is one (for injecting faults).
     let ingest: any Uploader
@@ -21,22 +23,24 @@ final class SyncRun: Sendable {
         lost: "readings in the board's seq range that are neither at the ingest, nor dead letters, nor still queued,"
             + " nor overwritten by the board's ring before the central read them: what the central lost",
         duplicates: "uploads of a reading the ingest already held (it dedupes them by board serial + seq)",
-        latency: "reading queued by the central (durably, before its ACK) → confirmed by the ingest, bench time",
+        latency: "reading sampled by the board (its timestamp, on the clock the central set at the first pull) → "
+            + "confirmed by the ingest, bench time",
         dead: "readings moved to the dead letters after 5 failed attempts (kept and reported, never dropped)",
         ring: "records the board's flash ring overwrote before the central read them: its dropped counter, which"
             + " must equal the gap in seqs the central saw"
     )
 
     init(
-        suite: SyncSuite, board: BoardUnderTest, queue: SyncQueue, ingest: any Uploader, simulated: SimulatedIngest?,
+        suite: SyncSuite, board: BoardUnderTest, app: AppCentral, queue: SyncQueue, ingest: any Uploader, simulated: SimulatedIngest?,
         uploader: any Uploader
     ) {
         self.suite = suite
         self.board = board
+        self.app = app
         self.queue = queue
         self.ingest = ingest
         self.simulated = simulated
-        let book = SyncBook(clock: board.clock)
+        let book = SyncBook(clock: board.clock, unixTimeAtOrigin: board.unixTimeAtOrigin)
         self.book = book
         worker = SyncWorker(
             queue: queue, uploader: uploader, clock: board.clock, online: false, observe: { book.note($0) })
@@ -45,20 +49,19 @@ final class SyncRun: Sendable {
     var serial: String { book.serial.withLock { $0 } ?? board.id }
 
     func perform() async {
-        let names = SyncSuite.checkNames
         let name = SyncSuite.name
-        await board.check(name, names[0]) { try await self.offlinePhase() }
-        await board.check(name, names[1]) { try await self.onlinePhase() }
+        await board.check(name, SyncSuite.Check.offline.rawValue) { try await self.offlinePhase() }
+        await board.check(name, SyncSuite.Check.online.rawValue) { try await self.onlinePhase() }
         if simulated != nil, suite.refusedReadings > 0 {
-            await board.check(name, names[2]) { try self.deadLetters() }
+            await board.check(name, SyncSuite.Check.deadLetters.rawValue) { try self.deadLetters() }
         } else {
             board.recorder.skip(
-                name, names[2],
+                name, SyncSuite.Check.deadLetters.rawValue,
                 reason: simulated == nil
                     ? "a real ingest cannot be told to refuse readings" : "refused_readings is 0")
         }
-        await board.check(name, names[3]) { try await self.awayPhase() }
-        await board.check(name, names[4]) { try await self.accounting() }
+        await board.check(name, SyncSuite.Check.ringOverflow.rawValue) { try await self.awayPhase() }
+        await board.check(name, SyncSuite.Check.accounting.rawValue) { try await self.accounting() }
         await restoreInterval()
     }
 
@@ -67,25 +70,25 @@ final class SyncRun: Sendable {
     /// Connects, authenticates and moves the board's log into the queue (STATUS, READ, commit, ACK).
     @discardableResult
     func pull(first: Bool = false) async throws -> PullReport {
-        try await board.withSession { session in
-            try await self.board.authenticate(session)
-            let client = EspPointClient(session: session)
-            if first {
-                let serial = try await client.identity().serial
-                self.book.serial.withLock { $0 = serial }
-                try await client.send(.setInterval(seconds: self.suite.sampleInterval))
-            }
-            self.book.sawStatus(try await client.logStatus())
-            let serial = self.serial
-            let clock = self.board.clock
-            let book = self.book
-            return try await self.suite.puller(
-                client, self.queue, serial, { clock.now.sinceOrigin.seconds },
-                { step in
-                    book.note(step)
-                    if case let .acknowledged(upTo) = step { self.verifyQueued(upTo: upTo) }
-                })
-        }
+        let (clock, book, origin) = (board.clock, book, board.unixTimeAtOrigin)
+        return try await app.pullLog(
+            into: queue, serial: { self.serial }, now: { clock.now.sinceOrigin.seconds }, puller: suite.puller,
+            observe: { step in
+                book.note(step)
+                if case let .acknowledged(upTo) = step { self.verifyQueued(upTo: upTo) }
+            },
+            prepare: { client in
+                if first {
+                    let serial = try await client.identity().serial
+                    book.serial.withLock { $0 = serial }
+                    // The app keeps the board's clock: readings from now on carry the bench's time.
+                    let unix = UInt32(truncatingIfNeeded: Int64((origin + clock.now.sinceOrigin).seconds))
+                    try await client.setTime(unix: unix)
+                    book.clockSet(at: unix)
+                    try await client.send(.setInterval(seconds: self.suite.sampleInterval))
+                }
+                book.sawStatus(try await client.logStatus())
+            })
     }
 
     /// Right after an ACK: every reading up to `upTo` in the suite's range that the ring did not overwrite must
@@ -103,11 +106,11 @@ final class SyncRun: Sendable {
         if !missing.isEmpty { book.acknowledgedBeforeCommit(missing) }
     }
 
+    /// Sets the board back to the contract's sample interval (the profile's default), as the suite found it.
     private func restoreInterval() async {
-        let interval = UInt32(board.config.virtual.firmware.sampleIntervalS)
+        let interval = EspPoint.defaultSampleInterval
         do {
-            try await board.withSession { session in
-                try await self.board.authenticate(session)
+            try await app.perform("setting the sample interval back") { session in
                 try await EspPointClient(session: session).send(.setInterval(seconds: interval))
             }
         } catch {

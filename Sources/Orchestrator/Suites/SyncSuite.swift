@@ -6,7 +6,9 @@ import Reports
 
 /// `sync`: the case study's sync queue on an esp-point, over days of bench time. The central pulls the board's
 /// flash log (STATUS / READ / ACK, acknowledging only what is durably queued) into a ``SyncQueue`` and a
-/// ``SyncWorker`` uploads it to an ingest in batches of 50:
+/// ``SyncWorker`` uploads it to an ingest in batches of 50. Every pull is work asked of the app's central
+/// (``AppCentral/pullLog(into:serial:now:puller:observe:prepare:)``), which connects on demand; the first pull sets
+/// the board's clock, so `sync.latency_s` runs from each reading's own sample time:
 ///
 /// 1. the phone is offline (reachability) for `offline_days` while the central keeps pulling: nothing may be
 ///    attempted, everything must be queued;
@@ -39,17 +41,18 @@ struct SyncSuite: Suite {
     /// early, to show the check fails).
     var puller: Puller = LogPuller.pull
 
-    typealias Puller =
-        @Sendable (
-            EspPointClient, SyncQueue, String, @escaping @Sendable () -> Double,
-            @escaping @Sendable (LogPuller.Step) -> Void
-        ) async throws -> PullReport
+    typealias Puller = AppCentral.Puller
 
-    static let checkNames = [
-        "offline: readings queued, no upload attempted", "online: backlog uploaded through outage and failures",
-        "refused readings dead-lettered and kept", "ring overflow visible",
-        "no reading lost or duplicated by the central",
-    ]
+    /// The checks, in the order they run.
+    enum Check: String, SuiteChecks {
+        case offline = "offline: readings queued, no upload attempted"
+        case online = "online: backlog uploaded through outage and failures"
+        case deadLetters = "refused readings dead-lettered and kept"
+        case ringOverflow = "ring overflow visible"
+        case accounting = "no reading lost or duplicated by the central"
+    }
+
+    static var checkNames: [String] { Check.names }
 
     init(options: inout RigMappingReader) {
         func days(_ key: String) -> Duration? {
@@ -106,19 +109,21 @@ struct SyncSuite: Suite {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             queue = try SyncQueue(path: directory.appendingPathComponent("queue.sqlite").path)
         } catch {
-            let message = "\(board.place): \(error)"
-            await board.check(Self.name, Self.checkNames[0]) { throw CheckFailure(message) }
-            for name in Self.checkNames.dropFirst() {
-                board.recorder.skip(Self.name, name, reason: "no sync queue: \(error)")
-            }
-            return
+            return await board.failFirst(
+                Self.name, Check.self, message: "\(board.place): \(error)", skipping: "no sync queue: \(error)")
         }
         let ingestURL = ingestURL ?? board.syncIngestURL
         let simulated = ingestURL == nil ? SimulatedIngest(clock: board.clock) : nil
         let ingest: any Uploader = simulated ?? HTTPUploader(base: ingestURL!)
-        let run = SyncRun(
-            suite: self, board: board, queue: queue, ingest: ingest, simulated: simulated,
-            uploader: wrapUploader?(ingest) ?? ingest)
-        await run.perform()
+        do {
+            try await board.withAppCentral(purpose: "sync") { app in
+                let run = SyncRun(
+                    suite: self, board: board, app: app, queue: queue, ingest: ingest, simulated: simulated,
+                    uploader: wrapUploader?(ingest) ?? ingest)
+                await run.perform()
+            }
+        } catch {
+            board.recorder.log(.warning, "central", "the app central ended with: \(error)")
+        }
     }
 }

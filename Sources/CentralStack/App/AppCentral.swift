@@ -1,0 +1,99 @@
+import BLECore
+import DeviceProfiles
+import Foundation
+
+/// The central as a phone app holds it: one object for one board that owns the ``ConnectionMachine`` (through its
+/// ``ConnectionShell``), the GATT cache, the pairing keys, the saved state (``ConnectionStateStore``) and the work
+/// the app asks of the board. The app does not open sessions: it asks for work — ``perform(_:within:_:)``,
+/// ``update(to:options:progress:activated:)`` (`AppCentral+OTA.swift`), ``pullLog(into:serial:puller:observe:)``
+/// (`AppCentral+Sync.swift`), ``followHeartRate(for:policy:decided:)`` (`AppCentral+Alerts.swift`),
+/// ``pair(within:)`` — and the machine connects when work is queued (policy ``ConnectionPolicy/onDemand``), runs it
+/// on the session it made ready (paired or authenticated), and closes the link when no work is left.
+///
+/// Every transition of the machine, with its cause, goes to the `report` given at init.
+public final class AppCentral: Sendable {
+    public let shell: ConnectionShell
+    public let keys: any PairingKeyStore
+    /// The board this central is for.
+    public let board: DeviceAddress
+    let broker: SessionBroker
+    /// How long work waits for a ready session by default: a scan, a pairing, a connection and its back-off.
+    public let sessionLimit: Duration
+
+    /// - Parameters:
+    ///   - configuration: the shell's; its policy is normally ``ConnectionPolicy/onDemand``.
+    ///   - keys: where pairing keys are kept (``FileKeyStore`` to keep them across runs of the app).
+    ///   - newKey: the key to pair an esp-point with when `keys` holds none for it.
+    ///   - store: where the machine's state is saved on every change; nil to save nothing.
+    ///   - wallClock: the date saves are stamped with.
+    public init(
+        central: any Central, board: DeviceAddress, radio: (any RadioPower)? = nil,
+        configuration: ConnectionShell.Configuration, keys: any PairingKeyStore,
+        newKey: @escaping @Sendable () -> [UInt8], store: (any ConnectionStateStore)?,
+        wallClock: @escaping @Sendable () -> Date = { Date() }, sessionLimit: Duration = .seconds(120),
+        report: @escaping @Sendable (ConnectionShell.Report) -> Void
+    ) {
+        let broker = SessionBroker()
+        self.broker = broker
+        self.board = board
+        self.sessionLimit = sessionLimit
+        self.keys = keys
+        self.shell = ConnectionShell(
+            central: central, radio: radio, configuration: configuration, keys: keys, newKey: newKey, store: store,
+            wallClock: wallClock, report: report,
+            traffic: { session in
+                broker.offer(session)
+                defer { broker.withdraw(session) }
+                await CancelToken().wait()
+            })
+        broker.usable { [weak shell] in shell.map { !$0.closingLink } ?? false }
+    }
+
+    public var clock: any RigClock { shell.clock }
+    public var state: ConnectionState { shell.state }
+    public var snapshot: ConnectionSnapshot { shell.snapshot }
+
+    /// Runs the machine until ``stop()`` or cancellation, restoring `restoring` first when given. The work methods
+    /// need it running (in a task of the caller's).
+    public func run(restoring: ConnectionSnapshot? = nil) async { await shell.run(restoring: restoring) }
+
+    /// Stops the machine as a killed app stops: nothing more is saved, links close.
+    public func stop() { shell.stop() }
+
+    /// Runs `body` with the machine running beside it, then stops the machine.
+    public func running<T: Sendable>(
+        restoring: ConnectionSnapshot? = nil, _ body: (AppCentral) async throws -> T
+    ) async throws -> T {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await self.run(restoring: restoring) }
+            defer { stop() }
+            return try await body(self)
+        }
+    }
+
+    /// One piece of work on the board: queued to the machine (which connects on demand), run on the next ready
+    /// session no other work holds, then done (the machine closes the link when nothing else is queued). A link
+    /// lost during the work reaches `body` as the error of its next request.
+    public func perform<T: Sendable>(
+        _ what: String, within limit: Duration? = nil, _ body: (ProfileSession) async throws -> T
+    ) async throws -> T {
+        // Handled before the lease: a link the machine chose to close when earlier work completed is not leased.
+        await shell.deliver(.workQueued(1))
+        defer { shell.send(.workCompleted(1)) }
+        let session = try await lease(for: what, within: limit)
+        defer { broker.release() }
+        return try await body(session)
+    }
+
+    /// Pairs with the board (or authenticates with the stored key) and returns once the machine is paired and
+    /// connected; the link then closes when no work is queued.
+    public func pair(within limit: Duration? = nil) async throws {
+        try await perform("pairing", within: limit) { _ in }
+    }
+
+    /// Waits for a ready session for work already counted as queued; pair with `broker.release()`.
+    func lease(for what: String, within limit: Duration?) async throws(SessionError) -> ProfileSession {
+        try await broker.lease(
+            within: limit ?? sessionLimit, clock: clock, waitingFor: "a ready session with \(board) for \(what)")
+    }
+}

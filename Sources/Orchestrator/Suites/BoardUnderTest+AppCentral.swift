@@ -1,0 +1,38 @@
+import BLECore
+import CentralStack
+import Foundation
+import Reports
+
+extension BoardUnderTest {
+    /// The app's central for this board (``AppCentral``, connecting on demand), with the run's pairing keys (it
+    /// pairs with the rig's key, the one ``authenticate(_:)`` pairs with) and GATT cache. Its machine's
+    /// transitions go into the board's timeline — and so the JUnit system-out — with their causes.
+    func appCentral(
+        purpose: String, store: (any ConnectionStateStore)? = nil,
+        report: @escaping @Sendable (ConnectionShell.Report) -> Void = { _ in }
+    ) -> AppCentral {
+        var keyRandom = random("pairing-key")
+        let key = (0..<32).map { _ in UInt8(truncatingIfNeeded: keyRandom.next()) }
+        let recorder = recorder
+        let (clock, origin) = (clock, unixTimeAtOrigin)
+        return AppCentral(
+            central: central, board: address, radio: central as? any RadioPower,
+            configuration: .init(
+                spec: spec, policy: .onDemand, scanFilter: ScanFilter(addresses: [address]),
+                backoff: ReconnectBackoff(random: random("\(purpose)-backoff")), cache: gattCache),
+            keys: keys, newKey: { key }, store: store,
+            wallClock: { Date(timeIntervalSince1970: (origin + clock.now.sinceOrigin).seconds) },
+            report: { event in
+                recorder.record(event)
+                report(event)
+            })
+    }
+
+    /// Runs `body` with this board's app central running, then stops it.
+    func withAppCentral<T: Sendable>(
+        purpose: String, report: @escaping @Sendable (ConnectionShell.Report) -> Void = { _ in },
+        _ body: (AppCentral) async throws -> T
+    ) async throws -> T {
+        try await appCentral(purpose: purpose, report: report).running { try await body($0) }
+    }
+}

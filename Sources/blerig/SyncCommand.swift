@@ -1,0 +1,56 @@
+import ArgumentParser
+import CentralStack
+import Foundation
+import Orchestrator
+
+extension Blerig {
+    /// `blerig sync`: the app's sync queue on disk.
+    struct SyncCommand: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "sync", abstract: "Work on an app's sync queue file.", subcommands: [Requeue.self])
+
+        /// `blerig sync requeue --db queue.sqlite [--board SERIAL]`.
+        struct Requeue: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Move dead-lettered readings back to the sync queue, their attempts reset.",
+                discussion: """
+                    Readings the ingest refused 5 times are kept as dead letters, never dropped. Once the cause is
+                    fixed, requeue them: the next upload sends them again under the same key, so one the ingest
+                    already holds is deduplicated there.
+
+                    Exit status:
+                    \(ExitStatus.table([
+                        (.passed, "the dead letters were requeued (the count is printed)"),
+                        (.usage, "the arguments are wrong, or the file does not exist; nothing changed"),
+                        (.infrastructure, "the queue could not be opened or written (the error is printed)"),
+                    ]))
+                    """)
+
+            @Option(help: "The sync queue file (SQLite).")
+            var db: String
+
+            @Option(help: "Only the dead letters of this board serial.")
+            var board: String?
+
+            func validate() throws {
+                guard FileManager.default.fileExists(atPath: db) else {
+                    throw ValidationError("--db \(db): no such file (a sync queue is created by the app, not here)")
+                }
+            }
+
+            func run() async throws {
+                do {
+                    let queue = try SyncQueue(path: db)
+                    let requeued = try queue.requeueDeadLetters(board: board)
+                    let left = try queue.deadLetters().count
+                    LineOutput.standardOutput.print(
+                        "requeued \(requeued) dead letter(s) in \(db); \(try queue.pendingCount()) pending, "
+                            + "\(left) dead letter(s) left")
+                } catch {
+                    LineOutput.standardError.print("blerig: \(error)")
+                    throw ExitCode(ExitStatus.infrastructure.rawValue)
+                }
+            }
+        }
+    }
+}
