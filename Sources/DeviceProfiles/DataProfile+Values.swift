@@ -55,7 +55,7 @@ extension DataProfile {
 
         public var description: String {
             switch self {
-            case .number(let format): "\(format.kind)\(format.width * 8) × \(format.scale) \(format.unit)"
+            case .number(let format): "\(format.name) × \(format.scale) \(format.unit)"
             case .codec(let codec): codec.rawValue
             }
         }

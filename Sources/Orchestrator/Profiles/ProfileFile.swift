@@ -57,9 +57,10 @@ public enum ProfileFile {
         let console = reader.value("console").flatMap { decodeConsole($0, diagnostics: diagnostics) }
         let simulation = reader.value("virtual").flatMap { decodeSimulation($0, diagnostics: diagnostics) }
         reader.rejectUnknownKeys()
-        guard let name, let advertising else { return nil }
+        guard let advertising else { return nil }
+        // The references are checked even when the name is wrong, so one load reports both.
         let profile = DataProfile(
-            name: name, advertising: advertising, services: services, ready: ready?.map { $0.uuid } ?? [],
+            name: name ?? "", advertising: advertising, services: services, ready: ready?.map { $0.uuid } ?? [],
             periodic: periodic?.value, commands: commands?.value, console: console ?? DataProfile.Console(),
             simulation: simulation ?? DataProfile.Simulation())
         var references = ProfileReferences(profile: profile, diagnostics: diagnostics)
@@ -72,7 +73,7 @@ public enum ProfileFile {
         if let commands {
             for (command, at) in zip(commands.value.writes, commands.locations) { references.writable(command, at: at) }
         }
-        return profile
+        return name == nil ? nil : profile
     }
 }
 
