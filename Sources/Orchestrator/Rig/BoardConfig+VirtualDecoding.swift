@@ -21,8 +21,9 @@ extension BoardConfig.VirtualSettings {
             if let profile, profile != .hrm, profile.data?.measuresHeartRate != true {
                 diagnostics.record(
                     .invalidValue,
-                    "'heart_rate' applies only to boards that measure heart rate (hrm, or a profile file's "
-                        + "heart-rate-measurement), not \(profile.rawValue)",
+                    "'heart_rate' applies only to hrm boards"
+                        + (profile.data == nil ? "" : " and described boards with a heart-rate-measurement")
+                        + ", not \(profile.rawValue)",
                     at: reader.keyLocation("heart_rate") ?? heartRate.location)
             } else {
                 settings.heartRate =
