@@ -22,7 +22,7 @@ extension Interop {
                   - handshake: {connections: 3}
                   - commands: {repetitions: 2}
                   - notifications: {duration_s: 4}
-                  - soak: {duration_h: 0.002, traffic_interval_s: 1}
+                  - soak: {duration_h: 0.01, traffic_interval_s: 1}
                   - power: {cycles: 1}
                 """
         }
@@ -49,9 +49,9 @@ extension Interop {
                     stdout: try ProcessOutput(), stderr: try ProcessOutput())
                 scope.track("blerig run", blerig.pid, marker: [], stop: { await blerig.stop() })
                 let clock = ContinuousClock()
-                let deadline = clock.now.advanced(by: .seconds(120))
+                let deadline = clock.now.advanced(by: .seconds(240))
                 while blerig.exit == nil, clock.now < deadline { try await clock.sleep(for: .milliseconds(50)) }
-                guard let exit = blerig.exit else { throw TestFailure("blerig run did not end within 120 s") }
+                guard let exit = blerig.exit else { throw TestFailure("blerig run did not end within 240 s") }
                 return (exit, blerig.stdout.text + blerig.stderr.text)
             }
             #expect(exit == .exited(0), "blerig run: \(output)")
