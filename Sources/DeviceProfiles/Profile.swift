@@ -1,20 +1,50 @@
 import BLECore
 
-/// The kinds of board the rig tests (docs/board-contract.md). Board models in the virtual farm and the
-/// central stack's profile clients both build on the definitions in this target: it is the contract between them.
-public enum Profile: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+/// The kinds of board the rig tests (docs/board-contract.md): three built-in contracts, and boards described as data
+/// (a profile file, docs/profiles.md). Board models in the virtual farm and the central stack's profile clients
+/// both build on the definitions in this target: it is the contract between them.
+public enum Profile: Sendable, Hashable, CustomStringConvertible {
     /// ESP32 sensor node: readings, flash log, commands, pairing, OTA.
-    case espPoint = "esp-point"
+    case espPoint
     /// Arduino Nano 33 BLE Sense: an LED and a temperature sensor.
-    case nano33BLESense = "nano33-ble-sense"
+    case nano33BLESense
     /// Heart-rate monitor with an alert light.
-    case hrm = "hrm"
+    case hrm
+    /// A board described by a profile file; its name is its raw value.
+    case described(DataProfile)
 
     public var description: String { rawValue }
+
+    /// The profile file's description, for a board described as data.
+    public var data: DataProfile? { if case .described(let data) = self { data } else { nil } }
 
     /// Builds a custom UUID on the contract's base `e5b1XXXX-7c3a-4f0e-9d2b-5a1c3e7f9b20`.
     public static func custom(_ short: UInt16) -> BluetoothUUID {
         BluetoothUUID(high: 0xE5B1_0000_7C3A_4F0E | UInt64(short) << 32, low: 0x9D2B_5A1C_3E7F_9B20)
+    }
+}
+
+/// The built-in profiles by name: what a rig's `profile: esp-point` reads. A described profile's raw value is its
+/// name and it is not among ``allCases``, which are the names a rig may write.
+extension Profile: RawRepresentable, CaseIterable {
+    public static var allCases: [Profile] { [.espPoint, .nano33BLESense, .hrm] }
+
+    public init?(rawValue: String) {
+        switch rawValue {
+        case "esp-point": self = .espPoint
+        case "nano33-ble-sense": self = .nano33BLESense
+        case "hrm": self = .hrm
+        default: return nil
+        }
+    }
+
+    public var rawValue: String {
+        switch self {
+        case .espPoint: "esp-point"
+        case .nano33BLESense: "nano33-ble-sense"
+        case .hrm: "hrm"
+        case .described(let data): data.name
+        }
     }
 }
 

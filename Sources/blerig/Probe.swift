@@ -39,6 +39,12 @@ extension Blerig {
 
         @Option(
             help: ArgumentHelp(
+                "Also write a starting profile file (docs/profiles.md) describing the device, to load with "
+                    + "`profile: {file: FILE}` in a rig.", valueName: "FILE"))
+        var profileSkeleton: String?
+
+        @Option(
+            help: ArgumentHelp(
                 "How long to look for the device, and then to wait for the link (10, 10s, 1.5m).", valueName: "S"),
             transform: { try parseDuration($0, flag: "--timeout") })
         var timeout: Duration = ProbeTool.defaultTimeout
@@ -48,7 +54,8 @@ extension Blerig {
         }
 
         func run() async throws {
-            let tool = ProbeTool(radio: radio, device: device, timeout: timeout, json: json)
+            var tool = ProbeTool(radio: radio, device: device, timeout: timeout, json: json)
+            tool.profileSkeleton = profileSkeleton
             let status = await runInterruptibly(what: "the probe") { control, output, errors in
                 await tool.run(radios: RadioOpener(), control: control, output: output, errors: errors)
             }

@@ -133,7 +133,7 @@ struct ProbeScanCommandLineTests {
     @Test("--help documents the radio forms and each command's exit statuses")
     func help() async throws {
         let probe = try await CommandLineTests.blerig(["probe", "--help"])
-        #expect(probe.output.contains("USAGE: blerig probe --radio <spec> <address|name> [--json] [--timeout <S>]"))
+        #expect(probe.output.contains("USAGE: blerig probe --radio <spec> <address|name> [--json] [--profile-skeleton <FILE>] [--timeout <S>]"))
         #expect(probe.output.contains("hci-user:N"))
         #expect(probe.output.contains("  1    the device was not found within --timeout"))
         let scan = try await CommandLineTests.blerig(["scan", "--help"])

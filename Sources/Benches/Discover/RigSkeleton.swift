@@ -58,7 +58,7 @@ public enum RigSkeleton {
             case .espPoint: "esp"
             case .nano33BLESense: "nano"
             case .hrm: "hrm"
-            case nil: "board"
+            case .described, nil: "board"
             }
             counts[prefix, default: 0] += 1
             let id = "\(prefix)-\(counts[prefix]! < 10 ? "0" : "")\(counts[prefix]!)"

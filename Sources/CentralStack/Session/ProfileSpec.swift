@@ -100,6 +100,27 @@ public struct ProfileSpec: Sendable, Hashable {
                     (StandardUUID.battery, [StandardUUID.batteryLevel]),
                 ],
                 subscriptions: [.init(StandardUUID.heartRateMeasurement), .init(StandardUUID.batteryLevel)])
+        case .described(let data): described(data)
         }
+    }
+
+    /// A described board's spec: its required table, its ready subscriptions, and on demand the periodic
+    /// notification and the characteristics its commands expect notifications on, where those are not ready ones.
+    static func described(_ data: DataProfile) -> ProfileSpec {
+        func subscription(_ uuid: BluetoothUUID) -> Subscription {
+            let properties = data.characteristic(uuid)?.characteristic.properties ?? []
+            return Subscription(uuid, indications: !properties.contains(.notify) && properties.contains(.indicate))
+        }
+        var onDemand: [BluetoothUUID] = []
+        for uuid in [data.periodic?.characteristic] + (data.commands?.writes ?? []).map(\.expect.notification?.characteristic)
+        {
+            if let uuid, !data.ready.contains(uuid), !onDemand.contains(uuid) { onDemand.append(uuid) }
+        }
+        return ProfileSpec(
+            profile: .described(data),
+            services: data.services.filter(\.required).map { service in
+                (service.uuid, service.characteristics.filter(\.required).map(\.uuid))
+            },
+            subscriptions: data.ready.map(subscription), onDemand: onDemand.map(subscription))
     }
 }

@@ -78,7 +78,7 @@ extension BoardStrategy {
     private func consoleSince(_ instant: RigInstant) -> String {
         guard board.console != nil else { return "" }
         guard let boot = console.latest, boot.started >= instant else { return "; console: no BOOT line" }
-        return "; console: boot \(String(boot.id, radix: 16)) (reset=\(boot.reset.rawValue))"
+        return "; console: boot \(String(boot.id, radix: 16)) (reset=\(boot.reset?.rawValue ?? "?"))"
             + (boot.ready != nil ? ", READY" : ", no READY")
     }
 }

@@ -67,7 +67,7 @@ struct BoardStrategy: Sendable {
             return "its console printed no BOOT line (is it powered, is the port right?)"
         }
         guard let ready = boot.ready else {
-            return "its console shows boot \(String(boot.id, radix: 16)) (reset=\(boot.reset.rawValue)) but no READY"
+            return "its console shows boot \(String(boot.id, radix: 16)) (reset=\(boot.reset?.rawValue ?? "?")) but no READY"
         }
         return "its console says READY at \(ready) (boot \(String(boot.id, radix: 16))) but the radio did not hear it"
     }

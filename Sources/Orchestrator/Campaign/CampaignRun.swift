@@ -88,7 +88,7 @@ struct CampaignRun: Sendable {
         let clock = bench.clock
         let recorder = CheckRecorder(
             board: board.id, clock: clock, control: control, health: bench.health, emit: emit)
-        let monitor = ConsoleMonitor()
+        let monitor = ConsoleMonitor(profile: config.profile)
         if let console = board.console {
             let (consoles, emit, id) = (files.consoles, emit, board.id)
             console.attach { entry in
@@ -97,7 +97,7 @@ struct CampaignRun: Sendable {
                     control.interrupt(.infrastructure("\(error)"))
                 }
                 emit(
-                    .log(.init(board: id, at: entry.at, level: entry.level, source: "console", message: entry.text)))
+                    .log(.init(board: id, at: entry.at, level: monitor.level(of: entry), source: "console", message: entry.text)))
             }
         }
         let allowed = config.radio.flatMap { id in bench.radios.firstIndex { $0.id == id } }.map { [$0] } ?? []

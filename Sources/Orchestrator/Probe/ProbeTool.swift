@@ -1,5 +1,6 @@
 import BLECore
 import CentralStack
+import Foundation
 
 /// `blerig probe` without the argument parsing: open the radio, find the device, walk its GATT table, print it as
 /// text or JSON, and say how the command ends.
@@ -9,6 +10,8 @@ public struct ProbeTool: Sendable {
     /// How long to look for the device, and then how long to wait for the link, each on the radio's clock.
     public var timeout: Duration
     public var json: Bool
+    /// Where to write a starting profile file made from the board (``ProfileSkeleton``); nil: none.
+    public var profileSkeleton: String?
 
     public static let defaultTimeout: Duration = .seconds(10)
 
@@ -57,6 +60,12 @@ public struct ProbeTool: Sendable {
         } catch {
             errors("blerig: the radio failed: \(error)")
             return .infrastructure
+        }
+        if let path = profileSkeleton {
+            do { try ProfileSkeleton.yaml(from: report).write(toFile: path, atomically: true, encoding: .utf8) } catch {
+                errors("blerig: could not write the profile skeleton \(path): \(error)")
+                return .infrastructure
+            }
         }
         if json {
             do { output(try ProbeDocument.json(report)) } catch {

@@ -4,8 +4,11 @@ import DeviceProfiles
 import Reports
 
 extension BoardConfig {
-    /// Reads the `index`-th entry of `boards:`; nil if it is unusable. Issues go to `diagnostics`.
-    static func decode(_ node: RigNode, index: Int, diagnostics: RigDiagnostics) -> BoardConfig? {
+    /// Reads the `index`-th entry of `boards:`; nil if it is unusable. Issues go to `diagnostics`. `profiles` reads
+    /// the profile files boards name (`profile: {file: …}`), once per load.
+    static func decode(
+        _ node: RigNode, index: Int, diagnostics: RigDiagnostics, profiles: ProfileFiles? = nil
+    ) -> BoardConfig? {
         guard var reader = RigMappingReader(node, noun: "board \(index + 1)", diagnostics: diagnostics) else {
             return nil
         }
@@ -26,7 +29,12 @@ extension BoardConfig {
             return id
         }
         if let id { reader.noun = "board \(RigWording.quoted(id))" }
-        let profile = reader.choice("profile", noun: "profile", Profile.self, required: true)
+        let profile: Profile? =
+            if let written = reader.value("profile"), written.entries != nil {
+                (profiles ?? ProfileFiles(diagnostics: diagnostics)).profile(written)
+            } else {
+                reader.choice("profile", noun: "profile", Profile.self, required: true)
+            }
         let match = reader.value("match").flatMap { Match.decode($0, diagnostics: diagnostics) }
         let serial = reader.value("serial").flatMap {
             Serial.decode($0, profile: profile ?? .espPoint, diagnostics: diagnostics)

@@ -28,7 +28,7 @@ extension BoardConfig {
         public var batteryPercent: Double
         public var temperatureC: Double
         public var rssiDBm: Int
-        /// Set for an hrm board (defaults applied), nil for the other profiles.
+        /// Set for an hrm board and a described one that measures heart rate (defaults applied), nil for the others.
         public var heartRate: HeartRate?
         public var firmware: Firmware
         public var location: SourceLocation
@@ -41,7 +41,7 @@ extension BoardConfig {
             batteryPercent = Self.defaultBatteryPercent
             temperatureC = Self.defaultTemperatureC
             rssiDBm = Self.defaultRSSI
-            heartRate = profile == .hrm ? HeartRate(at: location) : nil
+            heartRate = profile == .hrm || profile.data?.measuresHeartRate == true ? HeartRate(at: location) : nil
             firmware = Firmware(at: location)
             self.location = location
         }

@@ -18,9 +18,12 @@ extension BoardConfig.VirtualSettings {
         settings.temperatureC = reader.number("temperature_c", in: -40...85, unit: "°C") ?? settings.temperatureC
         settings.rssiDBm = reader.integer("rssi_dbm", in: Self.rssiRange) ?? settings.rssiDBm
         if let heartRate = reader.value("heart_rate") {
-            if let profile, profile != .hrm {
+            if let profile, profile != .hrm, profile.data?.measuresHeartRate != true {
                 diagnostics.record(
-                    .invalidValue, "'heart_rate' applies only to hrm boards, not \(profile.rawValue)",
+                    .invalidValue,
+                    "'heart_rate' applies only to hrm boards"
+                        + (profile.data == nil ? "" : " and described boards with a heart-rate-measurement")
+                        + ", not \(profile.rawValue)",
                     at: reader.keyLocation("heart_rate") ?? heartRate.location)
             } else {
                 settings.heartRate =

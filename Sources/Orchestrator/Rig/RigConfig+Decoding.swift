@@ -90,8 +90,10 @@ extension RigConfig {
         var seen = RigBindingRegistry(diagnostics: diagnostics)
         let onRootcanal = radios.configs?.contains { if case .rootcanal = $0.kind { true } else { false } } ?? false
         var addresses = BoardAddressRegistry(diagnostics: diagnostics, airForm: onRootcanal)
+        let profiles = ProfileFiles(diagnostics: diagnostics)
         for (index, element) in elements.enumerated() {
-            guard let board = BoardConfig.decode(element, index: index, diagnostics: diagnostics) else { continue }
+            guard let board = BoardConfig.decode(element, index: index, diagnostics: diagnostics, profiles: profiles)
+            else { continue }
             let at = { (path: [String]) in path.reduce(Optional(element)) { $0?[$1] }?.location ?? element.location }
             guard seen.claimID(board.id, noun: "board id", because: reportFiles, at: at(["id"])) else { continue }
             let owner = "board \(RigWording.quoted(board.id))"

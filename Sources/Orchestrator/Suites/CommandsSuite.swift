@@ -23,6 +23,13 @@ struct CommandsSuite: Suite {
 
     func run(on board: BoardUnderTest) async {
         let repetitions = repetitions
+        if let data = board.profile.data {
+            guard let commands = data.commands else {
+                return board.recorder.notApplicable(
+                    Self.name, "commands", reason: "the \(data.name) profile describes no commands")
+            }
+            return await runDescribed(commands, repetitions: repetitions, on: board)
+        }
         do {
             try await board.withSession { session in
                 if board.profile == .espPoint {
@@ -72,7 +79,8 @@ struct CommandsSuite: Suite {
 
     /// The checks this suite runs on a board of `profile`, in order.
     static func checkNames(_ profile: Profile) -> [String] {
-        profile == .espPoint ? ["pair or authenticate", "light on/off", "bad argument refused"] : ["light on/off"]
+        if let data = profile.data { return data.commands.map { [$0.check] } ?? [] }
+        return profile == .espPoint ? ["pair or authenticate", "light on/off", "bad argument refused"] : ["light on/off"]
     }
 
     /// Switches the light and returns the write's round trip; an esp-point must then report status ok.
@@ -94,6 +102,8 @@ struct CommandsSuite: Suite {
                 throw CheckFailure("\(board.place): SET_LED \(on ? 1 : 0) answered \(status.code)")
             }
             return rtt
+        case .described:
+            preconditionFailure("a described board's commands are its profile's writes (runDescribed)")
         }
     }
 }

@@ -48,6 +48,14 @@ struct DiscoverySuite: Suite {
                 }
                 var identity: BoardIdentity?
                 if board.profile == .espPoint { identity = try await EspPointClient(session: session).identity() }
+                if let data = board.profile.data {
+                    let problems = try await Self.tableProblems(of: data, in: session)
+                    guard problems.isEmpty else {
+                        throw CheckFailure(
+                            "\(board.place): the GATT table does not match the \(data.name) profile: \(problems[0])",
+                            details: problems.joined(separator: "\n"))
+                    }
+                }
                 return (session.services.count, characteristics, session.mtu, identity)
             }
             if let identity = counts.3, identity.model != EspPoint.modelNumber {
@@ -94,6 +102,7 @@ struct DiscoverySuite: Suite {
         case .hrm:
             expectedName = HeartRateMonitor.advertisedName(for: address)
             expectedService = StandardUUID.heartRate
+        case .described(let profile): return Self.problems(in: data, of: profile, address: address)
         }
         if data.localName != expectedName {
             problems.append("local name is \(data.localName.map { "'\($0)'" } ?? "absent"), expected '\(expectedName)'")

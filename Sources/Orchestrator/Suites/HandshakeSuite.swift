@@ -56,7 +56,9 @@ struct HandshakeSuite: Suite {
         ["connect to ready"] + (Self.hasDatabaseHash(profile) ? [Self.warmCheck] : [])
     }
 
-    static func hasDatabaseHash(_ profile: Profile) -> Bool { profile == .espPoint }
+    static func hasDatabaseHash(_ profile: Profile) -> Bool {
+        profile == .espPoint || profile.data?.characteristic(GATT.GenericAttribute.databaseHash) != nil
+    }
 
     func run(on board: BoardUnderTest) async {
         let (connections, pause) = (connections, pause)

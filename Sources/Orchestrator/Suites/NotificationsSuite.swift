@@ -25,19 +25,31 @@ struct NotificationsSuite: Suite {
 
     var defaultCheckTimeout: Duration { duration + .seconds(180) }
 
-    func checkNames(for profile: Profile) -> [String] { ["\(Self.characteristic(profile).name) rate and gaps"] }
+    func checkNames(for profile: Profile) -> [String] {
+        Self.characteristic(profile).map { ["\($0.name) rate and gaps"] } ?? []
+    }
 
-    static func characteristic(_ profile: Profile) -> (uuid: BluetoothUUID, name: String) {
+    /// The profile's periodic notification; nil for a described board that has none.
+    static func characteristic(_ profile: Profile) -> (uuid: BluetoothUUID, name: String)? {
         switch profile {
         case .espPoint: (EspPoint.reading, "Reading")
         case .nano33BLESense: (Nano33BLESense.temperature, "Temperature")
         case .hrm: (StandardUUID.heartRateMeasurement, "Heart Rate Measurement")
+        case .described(let data): data.periodic.map { ($0.characteristic, $0.name) }
         }
     }
 
+    /// The interval between the profile's periodic values: a second, or what a described board's file says.
+    static func interval(for profile: Profile) -> Duration { profile.data?.periodic?.period ?? period }
+
     func run(on board: BoardUnderTest) async {
-        let characteristic = Self.characteristic(board.profile)
+        guard let characteristic = Self.characteristic(board.profile) else {
+            return board.recorder.notApplicable(
+                Self.name, "rate and gaps", reason: "the \(board.profile) profile describes no periodic notification")
+        }
         let test = checkNames(for: board.profile)[0]
+        let period = Self.interval(for: board.profile)
+        let decoding = board.profile.data?.periodic
         let duration = duration
         var recorded = false
         do {
@@ -48,18 +60,18 @@ struct NotificationsSuite: Suite {
                 }
                 recorded = true
                 await board.check(Self.name, test) {
-                    let inbox = try session.inbox(characteristic.uuid)
+                    let inbox = try await session.ensureSubscribedOrReady(characteristic.uuid)
                     _ = inbox.drain()
                     let start = board.clock.now
                     let end = start.advanced(by: duration)
-                    var tally = Tally(start: start)
+                    var tally = Tally(start: start, period: period, decoding: decoding)
                     while board.clock.now < end {
                         try await board.clock.sleep(
                             until: min(end, board.clock.now.advanced(by: Self.chunk)), tolerance: nil)
                         // The window is [start, end): a value that landed before it but reached the inbox a moment
                         // later does not count.
                         for event in inbox.drain() where event.received >= start && event.received < end {
-                            tally.add(event.received, bytes: event.value.count)
+                            tally.add(event.received, value: event.value)
                         }
                     }
                     return try Self.evaluate(tally, end: end, duration: duration, board: board)
@@ -87,27 +99,34 @@ struct NotificationsSuite: Suite {
     /// What a listening window saw, folded as it goes.
     struct Tally {
         let start: RigInstant
+        let period: Duration
+        /// A described board's notification: each value must decode, within its range.
+        let decoding: DataProfile.Periodic?
         var count = 0
         var bytes = 0
         var last: RigInstant
         var gaps = 0
         var longestGap: Duration = .zero
+        var decoded = ValueSpan()
 
-        init(start: RigInstant) {
+        init(start: RigInstant, period: Duration = NotificationsSuite.period, decoding: DataProfile.Periodic? = nil) {
             self.start = start
+            self.period = period
+            self.decoding = decoding
             last = start
         }
 
-        mutating func add(_ arrival: RigInstant, bytes: Int) {
+        mutating func add(_ arrival: RigInstant, value: [UInt8]) {
             interval(to: arrival)
             count += 1
-            self.bytes += bytes
+            bytes += value.count
             last = arrival
+            if let decoding { decoded.add(value, decoding) }
         }
 
         mutating func interval(to instant: RigInstant) {
             let gap = last.duration(to: instant)
-            if gap > NotificationsSuite.period * 1.5 {
+            if gap > period * 1.5 {
                 gaps += 1
                 longestGap = max(longestGap, gap)
             }
@@ -135,11 +154,17 @@ struct NotificationsSuite: Suite {
                 metric: "notify.throughput_kBps", statistic: .value, value: Double(tally.bytes) / seconds / 1000,
                 unit: .kilobytesPerSecond, definition: "notified value bytes ÷ listening time"),
         ]
-        let expected = 1 / period.seconds
+        let expected = 1 / tally.period.seconds
         // A window of N periods holds N − 1, N or N + 1 values depending on where the first one falls (an
         // esp-point set to 1 s samples first one period after the window opens): the count may miss N by one, or
         // by 10 % in a long window. Values that stop or stall show as gaps.
         let expectedCount = seconds * expected
+        if let periodic = tally.decoding {
+            board.recorder.log(.info, "central", "\(periodic.name): \(tally.decoded.summary(periodic))")
+            if let problem = tally.decoded.problem(periodic) {
+                throw MeasuredFailure(failure: CheckFailure("\(board.place): \(problem)"), measurements: measurements)
+            }
+        }
         if abs(Double(tally.count) - expectedCount) > max(1, expectedCount * 0.1) || tally.gaps > 0 {
             throw MeasuredFailure(
                 failure: CheckFailure(

@@ -70,6 +70,11 @@ struct PowerSuite: Suite {
             boots.value = seen
             return Self.statistics(recovery)
         }
+        if let data = board.profile.data, !data.console.bootTellsReset {
+            return board.recorder.skip(
+                Self.name, Self.resetReason,
+                reason: "the \(data.name) profile's boot banner captures no reset reason (a 'reset' group)")
+        }
         await board.check(Self.name, Self.resetReason) {
             guard board.bench.console != nil else {
                 throw CheckFailure("\(board.place): the board has no console in the rig: its reset reason is unknown")

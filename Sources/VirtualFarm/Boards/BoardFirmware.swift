@@ -42,6 +42,11 @@ protocol BoardFirmware: AnyObject, GATTServerApplication {
 
     /// A line typed on the serial console; returns false when the firmware does not know the command.
     func consoleCommand(_ words: [Substring]) -> Bool
+
+    /// The first line after reset and the line when the BLE stack is up: the contract's `BOOT` and `READY`, unless
+    /// the firmware prints its own (a described board's banner).
+    func bootLine(reset: ConsoleLine.ResetReason, bootID: UInt32, address: DeviceAddress) -> ConsoleLine
+    func readyLine(address: DeviceAddress) -> ConsoleLine
 }
 
 extension BoardFirmware {
@@ -51,6 +56,14 @@ extension BoardFirmware {
     func connected(_ connection: GATTServer.ConnectionID) {}
     func disconnected(_ connection: GATTServer.ConnectionID) {}
     func consoleCommand(_ words: [Substring]) -> Bool { false }
+
+    func bootLine(reset: ConsoleLine.ResetReason, bootID: UInt32, address: DeviceAddress) -> ConsoleLine {
+        .boot(firmware: version, bank: bank, reset: reset, bootID: bootID)
+    }
+
+    func readyLine(address: DeviceAddress) -> ConsoleLine {
+        .ready(name: advertisedName(address: address), address: address)
+    }
 }
 
 /// The rig's test firmware for each profile: what the farm's boards and hosted boards run.
@@ -64,6 +77,7 @@ enum FirmwareCatalog {
         case .espPoint: EspPointFirmware(settings: settings, seed: seed, id: id)
         case .nano33BLESense: Nano33Firmware(settings: settings, seed: seed, id: id)
         case .hrm: HRMFirmware(settings: settings, seed: seed, id: id)
+        case .described(let data): DescribedFirmware(data, settings: settings, seed: seed, id: id)
         }
     }
 }

@@ -134,7 +134,7 @@ public final class VirtualBoard: AirPeripheral, @unchecked Sendable {
         let bootID = UInt32(truncatingIfNeeded: random.next())
         // The ROM bootloader prints within a few milliseconds of reset; the app is ready after its init.
         after(.milliseconds(2), generation: boot) { [self] in
-            print(.boot(firmware: firmware.version, bank: firmware.bank, reset: reason, bootID: bootID))
+            print(firmware.bootLine(reset: reason, bootID: bootID, address: address))
         }
         after(firmware.bootDuration, generation: boot) { [self] in finishBoot(reason) }
     }
@@ -152,7 +152,7 @@ public final class VirtualBoard: AirPeripheral, @unchecked Sendable {
         firmware.booted(on: self, reason: reason)
         // The firmware may reset the chip during its init (a failed self-test rolls back).
         guard generation == boot else { return }
-        print(.ready(name: firmware.advertisedName(address: address), address: address))
+        print(firmware.readyLine(address: address))
         startAdvertising()
     }
 

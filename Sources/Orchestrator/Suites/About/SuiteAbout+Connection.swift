@@ -49,7 +49,8 @@ extension CommandsSuite {
         SuiteAbout(
             name: name,
             summary: "switches the board's light on and off and times each write; an esp-point authenticates "
-                + "first, confirms each command on Command Status and must refuse a bad argument",
+                + "first, confirms each command on Command Status and must refuse a bad argument; a board described as data "
+                + "gets its profile's writes, each held to the response or notification it must cause",
             options: [.init("repetitions", "\(defaults.repetitions)", "on/off pairs per board")],
             metrics: [.latency("gatt.write_rtt_ms", rttDefinition)])
     }
@@ -59,8 +60,8 @@ extension NotificationsSuite {
     static var about: SuiteAbout {
         SuiteAbout(
             name: name,
-            summary: "listens to the board's periodic notification (every second) and reports its rate, gaps and "
-                + "throughput",
+            summary: "listens to the board's periodic notification (every second, or a described board's rate, its "
+                + "values decoded and held to their range) and reports its rate, gaps and throughput",
             options: [.init("duration_s", OptionText.seconds(defaults.duration), "how long to listen")],
             metrics: [
                 .init(

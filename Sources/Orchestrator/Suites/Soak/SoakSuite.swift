@@ -74,15 +74,20 @@ struct SoakSuite: Suite {
     /// A read of a value every `interval` (a reading, a temperature, a battery level), and the notifications that
     /// came meanwhile taken out of their inboxes, so a day-long soak holds no more than a minute's values.
     static func traffic(_ session: ProfileSession, every interval: Duration, profile: Profile) async throws {
-        let characteristic =
+        let characteristic: BluetoothUUID? =
             switch profile {
             case .espPoint: EspPoint.reading
             case .nano33BLESense: Nano33BLESense.temperature
             case .hrm: StandardUUID.batteryLevel
+            // The first required readable characteristic; a board with none is held with no traffic.
+            case .described(let data):
+                session.spec.services.flatMap { $0.characteristics }.first {
+                    data.characteristic($0)?.characteristic.properties.contains(.read) == true
+                }
             }
         while true {
             try await session.clock.sleep(for: interval)
-            _ = try await session.read(characteristic)
+            if let characteristic { _ = try await session.read(characteristic) }
             for inbox in session.subscribedInboxes.values { _ = inbox.drain() }
         }
     }
