@@ -2,12 +2,13 @@
 import PackageDescription
 
 // libFuzzer targets for blerig's decoders (docs/fuzzing.md). A package of its own, built only by `make fuzz` and
-// `make fuzz-smoke` with `--sanitize fuzzer --sanitize address`, so the main package's build never sees it.
+// `make fuzz-smoke` (with the fuzzer and address sanitizers), so the main package's build never sees it.
 //
-// The decoders are compiled from the main package's own sources: Sources/BLECore, Sources/DeviceProfiles,
-// Sources/BenchCore and Sources/Orchestrator/Rig are symlinks into ../Sources, and ConsoleFraming holds a symlink to
+// The decoders are compiled from the main package's own sources: Sources/BLECore, DeviceProfiles, BenchCore,
+// Reports and RigLoader (Orchestrator/Rig) are symlinks into ../Sources, and ConsoleFraming holds a symlink to
 // BoardControl's LineFramer.swift. Only what the decoders need is built (libyaml from Yams, not the orchestrator's
-// other dependencies), and every file is instrumented for coverage.
+// other dependencies), and every file is instrumented for coverage. A decoder that gains an import needs its target
+// here too.
 let package = Package(
     name: "blerig-fuzz",
     dependencies: [
@@ -18,10 +19,13 @@ let package = Package(
         .target(name: "BLECore"),
         .target(name: "DeviceProfiles", dependencies: ["BLECore"]),
         .target(name: "BenchCore", dependencies: ["BLECore", "DeviceProfiles"]),
+        .target(name: "Reports", dependencies: ["BLECore"]),
         // Orchestrator's Rig folder alone: RigFile.parse(yaml:file:knownSuites:), what `blerig validate` runs.
         .target(
             name: "RigLoader",
-            dependencies: ["BLECore", "BenchCore", "DeviceProfiles", .product(name: "Yams", package: "Yams")],
+            dependencies: [
+                "BLECore", "BenchCore", "DeviceProfiles", "Reports", .product(name: "Yams", package: "Yams"),
+            ],
             exclude: ["README.md", "RigFile+Suites.swift"]
         ),
         .target(name: "ConsoleFraming"),
