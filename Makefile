@@ -29,7 +29,7 @@ CI_PYTHON ?= python3
 CI_PINS := check-jsonschema==0.39.0
 CI_APT_PACKAGES := python3 python3-venv groovy
 
-.PHONY: deps test-deps interop-deps kernel-deps kernel-tier metrics-deps ci-deps install-packages build run test bench bench-hci bench-ota bench-sync bench-history clean
+.PHONY: deps test-deps interop-deps kernel-deps kernel-tier metrics-deps ci-deps install-packages build run test fuzz fuzz-smoke fuzz-build bench bench-hci bench-ota bench-sync bench-history clean
 
 # deps: install whichever of the apt packages above are missing (non-interactive; sudo when not root)
 deps:
@@ -143,7 +143,8 @@ build: deps
 run: build interop-deps
 	.build/debug/blerig run rigs/virtual.yaml $(ARGS)
 
-# test: build the tests, then run them; the interop tier (rootcanal, Bumble) runs in a process of its own, so its
+# test: build the tests, run each fuzz target for a few seconds from its committed corpus (fuzz-smoke), then run the
+# tests; the interop tier (rootcanal, Bumble) runs in a process of its own, so its
 # sockets and children never meet the descriptor checks of the transport tests; the kernel tier (qemu) runs last.
 # The history tests get a private PostgreSQL server (Debian's postgresql, installed if missing) on a Unix socket,
 # stopped when the tests end.
@@ -154,6 +155,7 @@ TIMED_TESTS := LeaseTests|SerialBoardLinkTests
 TIMED_SKIPS := --skip LeaseTests --skip SerialBoardLinkTests
 test: test-deps interop-deps kernel-deps metrics-deps ci-deps
 	$(SWIFT) build --build-tests
+	@$(MAKE) --no-print-directory fuzz-smoke
 	@set -e; pg=$$(mktemp -d /tmp/blerig-pg.XXXXXX); trap 'bash Tests/HistoryTests/postgres.sh stop "$$pg"' EXIT; \
 	url=$$(bash Tests/HistoryTests/postgres.sh start "$$pg"); export BLERIG_TEST_POSTGRES_URL="$$url"; \
 	echo "$(SWIFT) test --skip-build --skip InteropTests --skip KernelTierTests (PostgreSQL at $$BLERIG_TEST_POSTGRES_URL)"; \
@@ -161,6 +163,23 @@ test: test-deps interop-deps kernel-deps metrics-deps ci-deps
 	$(SWIFT) test --skip-build --filter '$(TIMED_TESTS)'
 	$(SWIFT) test --skip-build --filter InteropTests
 	$(SWIFT) test --skip-build --filter KernelTierTests
+
+# fuzz: the libFuzzer targets in Fuzz/ (their own package, docs/fuzzing.md), each for FUZZ_SECONDS (60), or FUZZ_RUNS
+# inputs when set: make fuzz FUZZ_RUNS=10000000 FUZZ_TARGETS="att rig". A crash leaves its input in
+# Fuzz/.build/crashes/<target>/ and fails. fuzz-smoke: each for FUZZ_SMOKE_SECONDS (3) from the committed corpus.
+# --sanitize fuzzer lets libFuzzer's main be the executables' entry; the -Xswiftc flag, which comes last, adds
+# AddressSanitizer: swiftc keeps only the last -sanitize= flag, and two --sanitize options arrive in no fixed order.
+FUZZ_TARGETS ?= att l2cap hci advertising ota console rig
+FUZZ_BUILD := $(SWIFT) build -c release --package-path Fuzz --sanitize fuzzer \
+	-Xswiftc -sanitize=fuzzer,address -Xcc -fsanitize=fuzzer-no-link,address
+fuzz-build:
+	$(FUZZ_BUILD)
+
+fuzz: fuzz-build
+	bash Fuzz/run.sh long $(FUZZ_TARGETS)
+
+fuzz-smoke: fuzz-build
+	bash Fuzz/run.sh smoke $(FUZZ_TARGETS)
 
 # bench: release build; each run in its own process: the shipped rig (wall, CPU, peak RSS, bench time), a virtual
 # day of notifications on four boards (memory must not grow with duration), how cost grows with boards, and every
@@ -197,7 +216,7 @@ bench-history: deps
 	url=$$(bash Tests/HistoryTests/postgres.sh start "$$pg"); \
 	.build/release/blerig bench history --postgres "$$url" $(ARGS)
 
-# clean: remove the build and every run's reports (reports/README.md stays)
+# clean: remove the builds (Fuzz/.build too) and every run's reports (reports/README.md stays)
 clean:
-	rm -rf .build
+	rm -rf .build Fuzz/.build
 	if [ -d reports ]; then find reports -mindepth 1 -maxdepth 1 ! -name README.md -exec rm -rf {} +; fi

@@ -1,0 +1,1 @@
+../../../Sources/BoardControl/LineFramer.swift
