@@ -169,7 +169,7 @@ test: test-deps interop-deps kernel-deps metrics-deps ci-deps
 # Fuzz/.build/crashes/<target>/ and fails. fuzz-smoke: each for FUZZ_SMOKE_SECONDS (3) from the committed corpus.
 # --sanitize fuzzer lets libFuzzer's main be the executables' entry; the -Xswiftc flag, which comes last, adds
 # AddressSanitizer: swiftc keeps only the last -sanitize= flag, and two --sanitize options arrive in no fixed order.
-FUZZ_TARGETS ?= att l2cap hci advertising ota console rig
+FUZZ_TARGETS ?= att l2cap hci advertising ota console rig profile
 FUZZ_BUILD := $(SWIFT) build -c release --package-path Fuzz --sanitize fuzzer \
 	-Xswiftc -sanitize=fuzzer,address -Xcc -fsanitize=fuzzer-no-link,address
 fuzz-build:

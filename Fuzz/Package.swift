@@ -4,9 +4,9 @@ import PackageDescription
 // libFuzzer targets for blerig's decoders (docs/fuzzing.md). A package of its own, built only by `make fuzz` and
 // `make fuzz-smoke` (with the fuzzer and address sanitizers), so the main package's build never sees it.
 //
-// The decoders are compiled from the main package's own sources: Sources/BLECore, DeviceProfiles, BenchCore,
-// Reports and RigLoader (Orchestrator/Rig) are symlinks into ../Sources, and ConsoleFraming holds a symlink to
-// BoardControl's LineFramer.swift. Only what the decoders need is built (libyaml from Yams, not the orchestrator's
+// The decoders are compiled from the main package's own sources: Sources/BLECore, DeviceProfiles, BenchCore and
+// Reports are symlinks into ../Sources, RigLoader holds symlinks to Orchestrator's Rig and Profiles folders, and
+// ConsoleFraming holds a symlink to BoardControl's LineFramer.swift. Only what the decoders need is built (libyaml from Yams, not the orchestrator's
 // other dependencies), and every file is instrumented for coverage. A decoder that gains an import needs its target
 // here too.
 let package = Package(
@@ -26,8 +26,10 @@ let package = Package(
             dependencies: [
                 "BLECore", "BenchCore", "DeviceProfiles", "Reports", .product(name: "Yams", package: "Yams"),
             ],
-            exclude: ["README.md", "RigFile+Suites.swift"]
+            // Rig/ and Profiles/ are symlinks to Orchestrator's folders; the skeleton writer needs the central stack.
+            exclude: ["Rig/README.md", "Rig/RigFile+Suites.swift", "Profiles/ProfileSkeleton.swift"]
         ),
+        .target(name: "LoaderChecks", dependencies: ["RigLoader", "FuzzSupport"]),
         .target(name: "ConsoleFraming"),
         .target(name: "FuzzSupport", dependencies: ["BLECore"]),
         // One executable per fuzz target; its LLVMFuzzerTestOneInput is the entry, libFuzzer supplies main.
@@ -38,8 +40,8 @@ let package = Package(
         .executableTarget(name: "fuzz-ota", dependencies: ["DeviceProfiles", "BLECore", "FuzzSupport"]),
         .executableTarget(
             name: "fuzz-console", dependencies: ["DeviceProfiles", "ConsoleFraming", "BLECore", "FuzzSupport"]),
-        .executableTarget(name: "fuzz-rig", dependencies: ["RigLoader", "FuzzSupport"]),
-        // The profile loader (profiles/*.yaml) gets its target here once it is on main: see docs/fuzzing.md.
+        .executableTarget(name: "fuzz-rig", dependencies: ["RigLoader", "LoaderChecks", "FuzzSupport"]),
+        .executableTarget(name: "fuzz-profile", dependencies: ["RigLoader", "LoaderChecks", "FuzzSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -20,7 +20,7 @@ case "$mode" in smoke | long) ;; *)
     exit 2
     ;;
 esac
-all_targets=(att l2cap hci advertising ota console rig)
+all_targets=(att l2cap hci advertising ota console rig profile)
 targets=("${@:-${all_targets[@]}}")
 bin=".build/release"
 [ -d "$bin" ] || bin=$(ls -d .build/*-linux-gnu/release 2>/dev/null | head -1)
