@@ -5,9 +5,9 @@ its exit status and output.
     boot.py [--timeout 120] [--port NAME=SOCKET]... [--forward GUESTPORT=HOSTPORT]... -- 'blerig adapters'
 
 The command runs as root in bash, in the current directory (or --cwd), with the host's binaries, venvs and apt
-tools all there read-only; /tmp, /run, /etc and /usr/lib are writable overlays that vanish with the guest. Its
-stdout and stderr are printed as they were, and boot.py exits with its status; 124 when --timeout passed (qemu
-is killed), 125 when the guest never ran or finished the command (the console log's tail says why).
+tools all there read-only (a checkout under /tmp too); /tmp, /run, /etc and /usr/lib are writable and vanish with
+the guest. Its stdout and stderr are printed as they were, and boot.py exits with its status; 124 when --timeout
+passed (qemu is killed), 125 when the guest never ran or finished the command (the console log's tail says why).
 
 What it needs is made once by `make kernel-deps` under .cache/kernel-tier/ (see docs/kernel-tier.md): the kernel
 package unpacked in root/; the initramfs (busybox and the 9p modules) is built here on first use and cached.
@@ -231,9 +231,10 @@ def run(args):
         sys.stderr.write((kt / "guest-errors").read_text())
     if not args.quiet:
         print(summary, file=sys.stderr)
+    rc = int(rc_file.read_text().strip())
     if not args.out:
         shutil.rmtree(out, ignore_errors=True)
-    return int(rc_file.read_text().strip())
+    return rc
 
 
 def tail(out, qemu_output):

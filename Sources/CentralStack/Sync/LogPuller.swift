@@ -45,8 +45,11 @@ public enum LogPuller {
                     "Log READ returned seq \(wrong.1.sequence) after \(wrong.0.sequence); the contract says increasing")
             }
             report.read += readings.count
-            report.queued += try queue.enqueue(
-                board: board, records: readings.map { ($0.sequence, $0.encoded) }, at: now())
+            let records = readings.map { ($0.sequence, $0.encoded) }
+            let at = now()
+            report.queued += try await BlockingWork.run { () throws(SyncQueueError) in
+                try queue.enqueue(board: board, records: records, at: at)
+            }
             observe(.committed(sequences: readings.map(\.sequence)))
             try await client.acknowledgeLog(upTo: last.sequence)
             report.acknowledgedUpTo = last.sequence

@@ -55,7 +55,7 @@ public final class SupervisedProcess: Sendable {
         defer { for fd in opened { close(fd) } }
         func pair() throws(SpawnError) -> (parent: Int32, child: Int32) {
             var fds: [Int32] = [-1, -1]
-            guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0 else {
+            guard socketpair(AF_UNIX, SocketType.stream | SocketType.closeOnExec, 0, &fds) == 0 else {
                 throw SpawnError("cannot start \(executable): socketpair failed: \(SpawnError.errno())")
             }
             // A descriptor that is already 0, 1 or 2 would survive adddup2 with its close-on-exec flag set.

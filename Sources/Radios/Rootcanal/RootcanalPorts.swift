@@ -39,7 +39,7 @@ public struct RootcanalPorts: Sendable, Hashable, CustomStringConvertible {
         defer { sockets.forEach { close($0) } }
         var ports: [UInt16] = []
         for _ in 0..<4 {
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+            let fd = socket(AF_INET, SocketType.stream | SocketType.closeOnExec, 0)
             guard fd >= 0 else { throw failure("socket") }
             sockets.append(fd)
             var address = sockaddr_in()

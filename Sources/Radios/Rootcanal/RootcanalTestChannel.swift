@@ -198,7 +198,7 @@ public final class RootcanalTestChannel: Sendable {
         guard inet_pton(AF_INET, host == "localhost" ? "127.0.0.1" : host, &address.sin_addr) == 1 else {
             throw failure("'\(host)' is not an IPv4 address")
         }
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let fd = socket(AF_INET, SocketType.stream | SocketType.closeOnExec, 0)
         guard fd >= 0 else { throw failure(SpawnError.errno()) }
         var ok = false
         defer { if !ok { Glibc.close(fd) } }
