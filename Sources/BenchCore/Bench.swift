@@ -42,6 +42,22 @@ public protocol BenchLauncher: Sendable {
     func withBench<T: Sendable>(
         _ body: @escaping @Sendable (any Bench) async throws -> T
     ) async throws -> BenchOutcome<T>
+
+    /// Opens the bench as independent parts and runs `body` once with each, as the bench allows concurrently:
+    /// parts share no radio and no board (the virtual farm's airs, one per radio). Every part is closed before this
+    /// returns; the values come in the order of the bench's radios. A bench that does not divide is one part.
+    func withBenchParts<T: Sendable>(
+        _ body: @escaping @Sendable (any Bench) async throws -> T
+    ) async throws -> BenchOutcome<[T]>
+}
+
+extension BenchLauncher {
+    public func withBenchParts<T: Sendable>(
+        _ body: @escaping @Sendable (any Bench) async throws -> T
+    ) async throws -> BenchOutcome<[T]> {
+        let outcome = try await withBench(body)
+        return BenchOutcome(value: [outcome.value], work: outcome.work)
+    }
 }
 
 /// What a bench run produced, with what it cost the bench.

@@ -21,6 +21,17 @@ public protocol BenchRadio: Sendable {
     /// Numbers about the radio's own work for the report (connection events run, skipped, ...), each with its
     /// definition. Read after the run.
     var counters: [RadioCounter] { get }
+
+    /// Where work on this radio's central runs best: a task that prefers it and waits for the controller is resumed
+    /// on the thread that read the controller's answer, with no hop to another thread (blerig's HCI host); nil
+    /// when any thread will do (the virtual farm, whose tasks all run on the simulation's executor anyway).
+    /// The campaign runs each board's work with this preference; work there must not block (the campaign's
+    /// file writes go to a writer thread; the sync queue's commits hop away for their duration).
+    var executor: (any TaskExecutor)? { get }
+}
+
+extension BenchRadio {
+    public var executor: (any TaskExecutor)? { nil }
 }
 
 /// A number a radio counted about itself.

@@ -1,6 +1,7 @@
 import BLECore
 import BenchCore
 import DeviceProfiles
+import Foundation
 import IngestServer
 import Orchestrator
 import VirtualFarm
@@ -10,10 +11,19 @@ import VirtualFarm
 /// BoardControl's serial ports and hub ports for real boards), and the orchestrator knows none of them: it sees
 /// ``BenchLauncher`` and the capability protocols only.
 public struct BenchBuilder: BenchFactory {
-    public init() {}
+    /// With `airs: per_radio`, how many airs are simulated at once: nil for all of them, unless
+    /// `BLERIG_PARALLEL_AIRS=N` says N (for comparing a run on one thread with the same run on several, which must
+    /// agree).
+    public var parallelAirs: Int?
+
+    public init(parallelAirs: Int? = Self.parallelAirsFromEnvironment) { self.parallelAirs = parallelAirs }
 
     public func launcher(for rig: RigConfig, seed: UInt64) throws(CampaignError) -> any BenchLauncher {
-        if rig.isVirtual { return VirtualBenchLauncher(Self.virtualConfiguration(rig, seed: seed)) }
+        if rig.isVirtual {
+            var configuration = Self.virtualConfiguration(rig, seed: seed)
+            configuration.parallelAirs = parallelAirs
+            return VirtualBenchLauncher(configuration)
+        }
         // kind: bluez: the kernel's own stack beside bluetoothd.
         if rig.radios.contains(where: { if case .bluez = $0.kind { true } else { false } }) {
             return BlueZBenchLauncher(rig: rig)
@@ -32,7 +42,7 @@ public struct BenchBuilder: BenchFactory {
     /// the reset wiring its `serial.reset` (or its profile's default) gives it.
     static func virtualConfiguration(_ rig: RigConfig, seed: UInt64) -> VirtualBenchConfiguration {
         let virtual = rig.virtual ?? VirtualFarmConfig(at: rig.location)
-        return VirtualBenchConfiguration(
+        var configuration = VirtualBenchConfiguration(
             seed: seed, link: virtual.link.parameters, faults: virtual.faults.linkFaults,
             radios: rig.radios.map {
                 .init(id: $0.id, maxLinks: $0.maxLinks ?? VirtualBenchConfiguration.defaultMaxLinks)
@@ -40,10 +50,16 @@ public struct BenchBuilder: BenchFactory {
             boards: rig.boards.map { board in
                 VirtualBenchConfiguration.Board(
                     id: board.id, profile: board.profile, settings: board.virtual.farmSettings,
-                    resets: Self.resets(board), expectedName: board.match?.name)
+                    resets: Self.resets(board), expectedName: board.match?.name, radio: board.radio)
             },
             // The campaign keeps its own horizon; this is the simulation's backstop.
             horizon: .seconds(10 * 366 * 24 * 3600))
+        configuration.airs = virtual.airs == .perRadio ? .perRadio : .shared
+        return configuration
+    }
+
+    public static var parallelAirsFromEnvironment: Int? {
+        ProcessInfo.processInfo.environment["BLERIG_PARALLEL_AIRS"].flatMap { Int($0) }.flatMap { $0 > 0 ? $0 : nil }
     }
 
     /// The resets a board's serial wiring can do.

@@ -83,7 +83,8 @@ extension Blerig.Bench {
             abstract: "How cost grows with boards: a generated virtual rig per size, on one radio and on several.",
             discussion: """
                 Each size runs in its own process: discovery, --connections handshakes and the commands suite per \
-                board, on virtual radios of 8 links each.
+                board, on virtual radios of 8 links each. Then --air-boards boards on --air-radios radios with an \
+                air per radio (airs: per_radio) run pinned to each of --cores cores, with the speed-up over the first.
 
                 \(Blerig.Bench.exitSection)
                 """)
@@ -97,6 +98,27 @@ extension Blerig.Bench {
         @Option(help: "Handshakes per board.")
         var connections = 3
 
+        @Option(
+            help: "Core counts for the separate-airs table, comma-separated (runs pinned with taskset); 0 skips it.",
+            transform: Self.coreCounts)
+        var cores: [Int] = [1, 2]
+
+        @Option(help: "Boards of the separate-airs rig.")
+        var airBoards = 1024
+
+        @Option(help: "Radios of the separate-airs rig, each with an air of its own.")
+        var airRadios = 8
+
+        static func coreCounts(_ text: String) throws -> [Int] {
+            if text.trimmingCharacters(in: .whitespaces) == "0" { return [] }
+            return try text.split(separator: ",").map { part in
+                guard let value = Int(part.trimmingCharacters(in: .whitespaces)), (1...1024).contains(value) else {
+                    throw ValidationError("'\(part)' is not a core count from 1 to 1024")
+                }
+                return value
+            }
+        }
+
         static func integers(_ text: String) throws -> [Int] {
             try text.split(separator: ",").map { part in
                 guard let value = Int(part.trimmingCharacters(in: .whitespaces)), (1...4096).contains(value) else {
@@ -109,7 +131,9 @@ extension Blerig.Bench {
         func run() async throws {
             let scratch = try scratchDirectory()
             defer { try? FileManager.default.removeItem(atPath: scratch) }
-            let benchmark = ScaleBenchmark(sizes: sizes, radioCounts: radios, connections: connections)
+            let benchmark = ScaleBenchmark(
+                sizes: sizes, radioCounts: radios, connections: connections, cores: cores, airBoards: airBoards,
+                airRadios: airRadios)
             do {
                 try benchmark.run(executable: ChildProcess.currentExecutable, scratch: scratch) { row in
                     LineOutput.standardOutput.print(row)
@@ -155,6 +179,7 @@ extension Blerig.Bench {
             options.handshakes = handshakes
             options.streamDuration = .seconds(streamSeconds)
             let report: HCIBenchmarkReport
+            let before = MachineLoad.now
             do {
                 report = try await HCIBenchmark(options: options).run {
                     LineOutput.standardError.print("bench hci: \($0)")
@@ -167,6 +192,7 @@ extension Blerig.Bench {
                 LineOutput.standardOutput.print(try report.json())
             } else {
                 for line in report.lines { LineOutput.standardOutput.print(line) }
+                LineOutput.standardOutput.print("before: \(before.line); after: \(MachineLoad.now.line)")
             }
         }
     }

@@ -20,6 +20,10 @@ struct FakeController {
     var host: HCIHost
     var now = RigInstant.origin
     var events: [HCIHost.Event] = []
+    /// Every packet the host sent, with the device it said the packet concerns.
+    var sent: [(packet: HCI.H4Packet, about: DeviceAddress?)] = []
+    /// The devices the host said received packets concerned, in order.
+    var receivedAbout: [DeviceAddress] = []
 
     init(configuration: HCIHost.Configuration = .init(), setUp: (inout FakeController) -> Void = { _ in }) {
         host = HCIHost(configuration: configuration)
@@ -35,7 +39,8 @@ struct FakeController {
         var replies: [HCI.H4Packet] = []
         for action in actions {
             switch action {
-            case let .send(packet):
+            case let .send(packet, about):
+                sent.append((packet, about))
                 switch packet.type {
                 case .command:
                     let command = try! HCI.Command(decoding: HCI.CommandPacket(decoding: packet.body))
@@ -46,6 +51,8 @@ struct FakeController {
                 default:
                     fatalError("the host sent \(packet)")
                 }
+            case let .received(about):
+                receivedAbout.append(about)
             case let .event(event):
                 events.append(event)
             }

@@ -74,11 +74,11 @@ import Testing
     @Test func oneCommandAtATimeAsTheControllerAllows() {
         var host = HCIHost()
         let first = host.start(at: .origin)
-        #expect(first == [.send(HCI.Command.reset.h4)])
+        #expect(first == [.send(HCI.Command.reset.h4, about: nil)])
         // A second request waits for the credit the reset's Command Complete returns.
         let reply = host.receive(
             HCI.Event.commandComplete(numberOfCommands: 1, opcode: .reset, returnParameters: [0]).h4, at: .origin)
-        #expect(reply == [.send(HCI.Command.readLocalVersionInformation.h4)])
+        #expect(reply == [.send(HCI.Command.readLocalVersionInformation.h4, about: nil)])
         // An answer to a command that is not outstanding is a warning, not a crash.
         let stray = host.receive(
             HCI.Event.commandComplete(numberOfCommands: 1, opcode: .leSetScanEnable, returnParameters: [0]).h4,
@@ -229,6 +229,26 @@ import Testing
         // A PDU for a link that is gone goes nowhere.
         fake.carryOut(fake.host.sendATT([1], on: 0x40, at: .origin))
         #expect(fake.acl.count == 4)
+    }
+
+    @Test func everyPacketSaysWhichDeviceItConcerns() {
+        var fake = Self.ready()
+        fake.carryOut(fake.host.connect(to: Self.peer, parameters: Self.parameters, at: .origin))
+        #expect(fake.sent.last?.about == Self.peer, "LE Create Connection names its peer")
+        fake.completeConnection(handle: 0x40, peer: Self.peer)
+        #expect(fake.receivedAbout == [Self.peer], "the connection complete event concerns the new link's peer")
+        fake.sent = []
+        fake.carryOut(fake.host.sendATT([0x0A, 0x03, 0x00], on: 0x40, at: .origin))
+        fake.carryOut(fake.host.disconnect(0x40, at: .origin))
+        #expect(fake.sent.count >= 2 && fake.sent.allSatisfy { $0.about == Self.peer })
+        // The disconnection's peer is named although the host forgets the link while handling it.
+        fake.receivedAbout = []
+        fake.deliver(.disconnectionComplete(.init(handle: 0x40, reason: .localHostTerminated)))
+        #expect(fake.receivedAbout == [Self.peer])
+        // Scanning and controller set-up concern no one device.
+        fake.sent = []
+        fake.carryOut(fake.host.startScanning(at: .origin))
+        #expect(!fake.sent.isEmpty && fake.sent.allSatisfy { $0.about == nil })
     }
 }
 

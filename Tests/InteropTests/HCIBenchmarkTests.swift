@@ -7,7 +7,7 @@ extension Interop {
     /// metric with a positive value.
     @Suite("blerig bench hci")
     struct HCIBenchmarkSmoke {
-        @Test("both centrals report every row of the table with positive numbers, from the same ATT requests")
+        @Test("all three centrals report every row of the table with positive numbers, from the same ATT requests")
         func everyRowHasBothSides() async throws {
             var options = HCIBenchmark.Options()
             options.handshakes = 3
@@ -19,15 +19,17 @@ extension Interop {
             #expect(report.rows.map(\.metric) == HCIBenchmarkReport.metrics)
             for row in report.rows {
                 #expect(row.blerig > 0, "blerig's \(row.metric) is \(row.blerig)")
+                #expect(row.campaign > 0, "the campaign path's \(row.metric) is \(row.campaign)")
                 #expect(row.bumble > 0, "Bumble's \(row.metric) is \(row.bumble)")
                 #expect(row.ratio > 0, "the ratio of \(row.metric) is \(row.ratio)")
             }
-            for central in [report.blerig, report.bumble] {
+            for central in [report.blerig, report.campaign, report.bumble] {
                 #expect(central.handshakeMs.count == 3 && central.connectMs.count == 3 && central.writeMs.count == 3)
                 #expect(central.mtu == 247)
                 #expect(central.stream.gaps == 0)
             }
             #expect(report.blerig.attRequests == report.bumble.attRequests)
+            #expect(report.campaign.attRequests == report.bumble.attRequests)
             #expect(report.tickMilliseconds == 1)
             #expect(report.versions["bumble"] == "0.0.236" && report.versions["rootcanal"] == "1.10.0")
 

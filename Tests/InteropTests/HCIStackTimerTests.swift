@@ -11,7 +11,7 @@ extension Interop {
     /// controller with a link to a Bumble peripheral.
     @Suite("HCIStack link timers")
     struct HCIStackTimers {
-        @Test("a link's timers fire at their deadlines, an early one wakes the tick loop, and they end with the link")
+        @Test("a link's timers fire at their deadlines, an early one wakes the timer thread, and they end with the link")
         func timersFireOnTimeAndEndWithTheLink() async throws {
             try await withInteropScope { scope in
                 let rootcanal = try await scope.rootcanal()
@@ -28,7 +28,7 @@ extension Interop {
                         { fired.withLock { $0[name] = clock.now } }
                     }
 
-                    // The tick loop sleeps up to a second at a time: the 50 ms timer must wake it early.
+                    // The timer thread sleeps until the 300 ms timer: the 50 ms one must wake it early.
                     let start = clock.now
                     #expect(stack.schedule(at: start.advanced(by: .milliseconds(300)), on: handle, mark("late")))
                     #expect(stack.schedule(at: start.advanced(by: .milliseconds(50)), on: handle, mark("early")))
@@ -78,7 +78,7 @@ extension Interop {
                     let connection = try await central.connect(to: address, timeout: .milliseconds(500))
                     try await Task.sleep(for: .milliseconds(700))
                     #expect(stack.links.count == 1)
-                    #expect(stack.state.withLock { $0.timers.isEmpty })
+                    #expect(stack.timers.count == 0)
                     await connection.disconnect()
                 } catch {
                     await stack.shutdown()

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 @testable import Orchestrator
@@ -56,6 +57,44 @@ struct RunDirectoryTests {
         _ = FileManager.default.createFile(atPath: path, contents: nil)
         try file.flush()
         #expect(try String(contentsOfFile: path, encoding: .utf8) == "first line\nsecond line, past the threshold\n")
+    }
+
+    @Test("with a writer thread a full buffer reaches the disk without the appending thread writing it")
+    func writerThread() throws {
+        let directory = try RunDirectory.create(under: CampaignTests.outputRoot(), rig: "r", seed: nil, at: Self.date)
+        let failures = Mutex<[OutputError]>([])
+        let writer = OutputWriter { error in failures.withLock { $0.append(error) } }
+        let path = directory.file("console/threaded.log")
+        let file = try AppendFile(creating: path, threshold: 16, writer: writer)
+        var expected = ""
+        for n in 0..<200 {
+            let line = "line \(n)\n"
+            expected += line
+            try file.append(Array(line.utf8))
+        }
+        writer.drain()
+        // What passed the threshold is on disk in order; the rest waits for a flush.
+        let written = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(expected.hasPrefix(written) && written.count >= expected.count - 16)
+        try file.flushSoon()
+        writer.stop()
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == expected)
+        #expect(failures.withLock { $0 }.isEmpty)
+    }
+
+    @Test("a write the writer thread cannot make goes to its handler with the path, and the bytes stay")
+    func writerThreadFailure() throws {
+        let directory = try RunDirectory.create(under: CampaignTests.outputRoot(), rig: "r", seed: nil, at: Self.date)
+        let failures = Mutex<[OutputError]>([])
+        let writer = OutputWriter { error in failures.withLock { $0.append(error) } }
+        let path = directory.file("console/full.log")
+        let file = try AppendFile(creating: path, threshold: 16, writer: writer)
+        try FileManager.default.removeItem(atPath: path)
+        try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: "/dev/full")
+        try file.append(Array("more than sixteen bytes\n".utf8))
+        writer.stop()
+        #expect(failures.withLock { $0 } == [OutputError(path: path, message: "No space left on device")])
+        #expect(file.takeBuffered() == Array("more than sixteen bytes\n".utf8))
     }
 
     @Test("an existing file is never written into: report files are created fresh")

@@ -14,6 +14,8 @@ final class ScriptedTransport: HCITransport, @unchecked Sendable {
         (packet: (@Sendable (HCI.H4Packet) -> Void)?, closed: (@Sendable (HCITransportError?) -> Void)?, open: Bool)
     >((nil, nil, true))
     let sent = Mutex<[HCI.Command]>([])
+    /// From now on every write fails (the controller's socket broke).
+    let failWrites = Mutex(false)
 
     init(answer: @escaping @Sendable (HCI.Command, ScriptedTransport) -> [HCI.H4Packet]) { self.answer = answer }
 
@@ -26,6 +28,7 @@ final class ScriptedTransport: HCITransport, @unchecked Sendable {
     }
 
     func send(_ packet: HCI.H4Packet) throws(HCITransportError) {
+        if failWrites.withLock({ $0 }) { throw HCITransportError(.io, "broken pipe") }
         guard state.withLock({ $0.open }) else {
             throw HCITransportError(.disconnected, "scripted controller is closed")
         }
@@ -128,6 +131,33 @@ final class ScriptedTransport: HCITransport, @unchecked Sendable {
         }
         #expect(transport.sent.withLock { $0 }.contains(.leCreateConnectionCancel))
         await stack.shutdown()
+    }
+
+    @Test func aFailedWriteEndsTheStackAndIsReportedNotSwallowed() async throws {
+        let transport = ScriptedTransport(answer: ScriptedTransport.initialising)
+        let stack = try await HCIStack.open(transport, timeout: .seconds(5))
+        let heard = Mutex<[String]>([])
+        stack.whenTransportCloses { why in heard.withLock { $0.append(why) } }
+        transport.failWrites.withLock { $0 = true }
+        let peer = DeviceAddress(0xC0_01_02_03_04_05, kind: .random)
+        await #expect(throws: CentralError.self) {
+            _ = try await HCICentral(stack: stack).connect(to: peer, timeout: .seconds(5))
+        }
+        #expect(heard.withLock { $0 } == ["writing to scripted controller failed: broken pipe"])
+        #expect(stack.failure == "writing to scripted controller failed: broken pipe")
+        await stack.shutdown()
+        #expect(heard.withLock { $0 }.count == 1, "closing after the failure is no second fault")
+    }
+
+    @Test func aShutdownWithoutLinksReturnsAtOnce() async throws {
+        let transport = ScriptedTransport(answer: ScriptedTransport.initialising)
+        let stack = try await HCIStack.open(transport, timeout: .seconds(5))
+        let heard = Mutex<[String]>([])
+        stack.whenTransportCloses { why in heard.withLock { $0.append(why) } }
+        let started = ContinuousClock.now
+        await stack.shutdown(grace: .seconds(30))
+        #expect(started.duration(to: .now) < .seconds(5))
+        #expect(heard.withLock { $0 }.isEmpty, "a shutdown is not a fault")
     }
 
     @Test func aVanishedControllerEndsScansAndSaysWhy() async throws {

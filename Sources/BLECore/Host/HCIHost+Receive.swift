@@ -8,13 +8,17 @@ extension HCIHost {
         case .event:
             do {
                 let event = try HCI.Event(decoding: HCI.EventPacket(decoding: packet.body))
+                // Before handling: a disconnection's peer is known only until the link is forgotten.
+                if let about = about(event) { actions.append(.received(about: about)) }
                 handle(event, &actions)
             } catch {
                 actions.append(.event(.warning("malformed event from the controller: \(error)")))
             }
         case .aclData:
             do {
-                receiveACL(try HCI.ACLDataPacket(decoding: packet.body), &actions)
+                let data = try HCI.ACLDataPacket(decoding: packet.body)
+                if let about = links[data.handle]?.peer { actions.append(.received(about: about)) }
+                receiveACL(data, &actions)
             } catch {
                 actions.append(.event(.warning("malformed ACL data from the controller: \(error)")))
             }
@@ -25,6 +29,20 @@ extension HCIHost {
     }
 
     // MARK: - Events
+
+    /// The device an event concerns: the peer of the link it names (the first, for Number Of Completed Packets),
+    /// the peer of a link that came up.
+    func about(_ event: HCI.Event) -> DeviceAddress? {
+        switch event {
+        case let .leConnectionComplete(complete): return complete.status == .success ? complete.peerAddress : nil
+        case let .disconnectionComplete(complete): return links[complete.handle]?.peer
+        case let .numberOfCompletedPackets(entries): return entries.first.flatMap { links[$0.handle]?.peer }
+        case let .leConnectionUpdateComplete(_, handle, _, _, _), let .leRemoteConnectionParameterRequest(handle, _),
+            let .leDataLengthChange(handle, _, _, _, _), let .lePHYUpdateComplete(_, handle, _, _):
+            return links[handle]?.peer
+        default: return nil
+        }
+    }
 
     mutating func handle(_ event: HCI.Event, _ actions: inout [Action]) {
         switch event {
@@ -359,7 +377,7 @@ extension HCIHost {
                 linkStates[handle] = state
                 lastServed = handle
                 progress = true
-                actions.append(.send(HCI.H4Packet(packet)))
+                actions.append(.send(HCI.H4Packet(packet), about: links[handle]?.peer))
                 if wasFull, state.queuedFrames < configuration.maximumQueuedFrames {
                     actions.append(.event(.transmitReady(handle: handle)))
                 }

@@ -157,8 +157,12 @@ extension HCIHost {
 
     /// What the owner must do, in order.
     public enum Action: Sendable, Hashable {
-        /// Write this packet to the transport.
-        case send(HCI.H4Packet)
+        /// Write this packet to the transport. `about` is the device it concerns, for captures kept per device: the
+        /// peer of the link it names or carries data for, the peer a connection is initiated to; nil for none.
+        case send(HCI.H4Packet, about: DeviceAddress?)
+        /// The packet just received concerns this device (as `about` above): the first action of
+        /// ``HCIHost/receive(_:at:)``, present only when there is such a device. Nothing to carry out but a label.
+        case received(about: DeviceAddress)
         case event(Event)
     }
 }

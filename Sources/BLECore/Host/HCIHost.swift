@@ -288,7 +288,19 @@ public struct HCIHost: Sendable {
             let next = commands.removeFirst()
             outstanding = (next, now)
             commandCredits -= 1
-            actions.append(.send(next.command.h4))
+            actions.append(.send(next.command.h4, about: about(next.command)))
+        }
+    }
+
+    /// The device a command concerns: the peer it connects to, the peer of the link it names.
+    func about(_ command: HCI.Command) -> DeviceAddress? {
+        switch command {
+        case let .leCreateConnection(request), let .leExtendedCreateConnection(request): return request.peer
+        case let .disconnect(handle, _), let .leConnectionUpdate(handle, _), let .leSetDataLength(handle, _, _),
+            let .leSetPHY(handle, _, _), let .leRemoteConnectionParameterRequestReply(handle, _),
+            let .leRemoteConnectionParameterRequestNegativeReply(handle, _):
+            return links[handle]?.peer
+        default: return nil
         }
     }
 

@@ -1,15 +1,28 @@
 import BenchCore
 import BLECore
+import CentralStack
 import Foundation
 import Orchestrator
 import Radios
 
-/// blerig's central in this process: an ``HCIStack`` with its ``HCICentral`` on a controller of its own, timed
-/// through the same sequence as `bench_central.py` runs Bumble's central (see ``HCIBenchmark``).
+/// blerig's central in this process on a controller of its own, timed through the same sequence as
+/// `bench_central.py` runs Bumble's central (see ``HCIBenchmark``), on one of two paths:
+/// - ``Path/benchmark``: an ``HCIStack`` with its ``HCICentral``, the work on the stack's executor;
+/// - ``Path/campaign``: the radio as a campaign builds it (``HCIBenchLauncher/radio(id:on:maxLinks:clock:)``),
+///   reached through ``BenchRadio``, its every packet captured as a run captures it (the board's btsnoop and the
+///   radio's, written by the run's writer thread), the work on ``BenchRadio/executor`` with blocking work
+///   offloaded, as ``CampaignRun`` runs a board's suites.
 struct BlerigCentralBenchmark {
+    enum Path: Sendable {
+        case benchmark
+        /// The run directory for the captures goes under this root (removed afterwards).
+        case campaign(capturesRoot: String)
+    }
+
     let hci: HCITransportSpec
     let target: DeviceAddress
     let options: HCIBenchmark.Options
+    var path: Path = .benchmark
 
     /// The Interop Test service's characteristics the benchmark uses (see `Tests/InteropTests/Peers/README.md`).
     static func profileUUID(_ short: UInt16) -> BluetoothUUID {
@@ -30,6 +43,13 @@ struct BlerigCentralBenchmark {
     }
 
     func run() async throws -> CentralMeasurement {
+        switch path {
+        case .benchmark: try await runBenchmarkPath()
+        case let .campaign(root): try await runCampaignPath(capturesRoot: root)
+        }
+    }
+
+    private func runBenchmarkPath() async throws -> CentralMeasurement {
         let stack: HCIStack
         do {
             stack = try await HCIStack.open(try hci.open(), clock: WallClock())
@@ -40,7 +60,9 @@ struct BlerigCentralBenchmark {
             // As Bumble's central runs in its event loop, blerig's runs on its stack's reader thread: a response
             // resumes the waiting procedure right there, with no hop to another thread.
             let central = HCICentral(stack: stack)
-            let measurement = try await withTaskExecutorPreference(central.executor) { try await measure(central) }
+            let measurement = try await withTaskExecutorPreference(central.executor) {
+                try await measure(central, executor: central.executor)
+            }
             await stack.shutdown()
             return measurement
         } catch {
@@ -49,7 +71,47 @@ struct BlerigCentralBenchmark {
         }
     }
 
-    private func measure(_ central: HCICentral) async throws -> CentralMeasurement {
+    private func runCampaignPath(capturesRoot: String) async throws -> CentralMeasurement {
+        let radio: any BenchRadio
+        let hciRadio: HCIRadio
+        do {
+            hciRadio = try await HCIBenchLauncher.radio(
+                id: "bench", on: try hci.open(), maxLinks: HCIBenchLauncher.defaultMaxLinks, clock: WallClock())
+            radio = hciRadio
+        } catch {
+            throw BenchmarkError("blerig's campaign radio could not open a controller at \(hci): \(error)")
+        }
+        let captures: CaptureRecording
+        do {
+            captures = try CaptureRecording(
+                root: capturesRoot, name: "bench-hci", boards: [("peripheral", target)], radios: [radio.id],
+                unixTimeAtOrigin: .seconds(Date().timeIntervalSince1970))
+        } catch {
+            await hciRadio.stack.shutdown()
+            throw BenchmarkError("the campaign row's captures: \(error)")
+        }
+        radio.capture(into: captures)
+        let outcome: Result<CentralMeasurement, any Error>
+        do {
+            let executor = radio.executor
+            outcome = .success(
+                try await withTaskExecutorPreference(executor) {
+                    try await BlockingWork.$offload.withValue(executor != nil) {
+                        try await measure(radio.central, executor: executor)
+                    }
+                })
+        } catch {
+            outcome = .failure(error)
+        }
+        await hciRadio.stack.shutdown()
+        do { try captures.finish() } catch {
+            throw BenchmarkError("the campaign row's captures could not be written: \(error)")
+        }
+        try? FileManager.default.removeItem(atPath: captures.directory)
+        return try outcome.get()
+    }
+
+    private func measure(_ central: any Central, executor: (any TaskExecutor)?) async throws -> CentralMeasurement {
         let clock = ContinuousClock()
         var connects: [Double] = []
         var handshakes: [Double] = []
@@ -87,7 +149,7 @@ struct BlerigCentralBenchmark {
         }
         let mtu = Int(session.connection.mtu)
         let stream = try await measureStream(
-            session, command: command, size: mtu - 3, executor: central.executor, clock)
+            session, command: command, size: mtu - 3, executor: executor, clock)
         await session.connection.disconnect()
         return CentralMeasurement(
             connectMs: connects, handshakeMs: handshakes, attRequests: requests, cpuS: (cpu - harness).seconds,
@@ -97,7 +159,7 @@ struct BlerigCentralBenchmark {
     /// Connect, Exchange MTU, all primary services, the characteristics of each, the descriptors of
     /// notify_source, its CCCD written. Returns the session and the connect and handshake times.
     private func handshake(
-        _ central: HCICentral, _ clock: ContinuousClock
+        _ central: any Central, _ clock: ContinuousClock
     ) async throws -> (Session, connect: Duration, total: Duration) {
         let began = clock.now
         let link: any GATTConnection
@@ -144,7 +206,7 @@ struct BlerigCentralBenchmark {
 
     /// Asks for a STREAM and counts its values until the end-of-stream one, as `bench_central.py` does.
     private func measureStream(
-        _ session: Session, command: GATT.Characteristic, size: Int, executor: HCIStackExecutor,
+        _ session: Session, command: GATT.Characteristic, size: Int, executor: (any TaskExecutor)?,
         _ clock: ContinuousClock
     ) async throws -> CentralMeasurement.Stream {
         let milliseconds = UInt16(clamping: Int(options.streamDuration.milliseconds))

@@ -8,6 +8,9 @@ import Radios
 /// and one Bumble peripheral (`peripheral.py`), then each central in turn against that same peripheral, one at a
 /// time on a controller of its own:
 ///
+/// Three centrals take their turn: blerig's on the benchmark's path and on the campaign's (see
+/// ``BlerigCentralBenchmark/Path``), then Bumble's. Each:
+///
 /// 1. `handshakes` handshakes, each connect → Exchange MTU → all primary services → the characteristics of each
 ///    → the descriptors of notify_source → its CCCD written ("subscribed"), then disconnect and wait for the link
 ///    to go down. Timed: connect (request → link up) and handshake (request → subscribed); counted: the ATT
@@ -81,6 +84,12 @@ public struct HCIBenchmark: Sendable {
                 hci: try HCITransportSpec.parse(rootcanal.hciSpec), target: address, options: options
             ).run()
 
+            progress("blerig's campaign path: \(options.handshakes) handshakes, \(options.writeCount) writes, stream")
+            let campaign = try await BlerigCentralBenchmark(
+                hci: try HCITransportSpec.parse(rootcanal.hciSpec), target: address, options: options,
+                path: .campaign(capturesRoot: FileManager.default.temporaryDirectory.path)
+            ).run()
+
             progress("Bumble's central: \(options.handshakes) handshakes, \(options.writeCount) writes, stream")
             let (bumble, versions) = try await runBumble(
                 venv: venv, peers: peers, hci: rootcanal.hciSpec, target: ready.address)
@@ -89,7 +98,7 @@ public struct HCIBenchmark: Sendable {
             await rootcanal.stop()
             return HCIBenchmarkReport(
                 handshakes: options.handshakes, tickMilliseconds: options.tick.milliseconds, versions: versions,
-                blerig: blerig, bumble: bumble)
+                blerig: blerig, campaign: campaign, bumble: bumble)
         } catch {
             await peripheral?.stop()
             await rootcanal.stop()

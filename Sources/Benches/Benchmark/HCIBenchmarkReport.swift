@@ -2,14 +2,16 @@ import Foundation
 import Orchestrator
 
 /// The comparison `blerig bench hci` prints: one row per metric with blerig's value, Bumble's and their ratio,
-/// and the goal for it (blerig no slower than Bumble on every latency, at most a fifth of its CPU time per
-/// handshake, the same ATT requests).
+/// and the goal for it (blerig no slower than Bumble on every latency, at most 0.15 of its CPU time per
+/// handshake, the same ATT requests), on both of blerig's paths: the benchmark's own central and the campaign's.
 public struct HCIBenchmarkReport: Sendable, Hashable, Encodable {
     public var handshakes: Int
     public var tickMilliseconds: Double
     /// Python, Bumble and rootcanal, as the interop venv has them.
     public var versions: [String: String]
     public var blerig: CentralMeasurement
+    /// blerig's central as a campaign builds and runs it (``BlerigCentralBenchmark/Path/campaign``).
+    public var campaign: CentralMeasurement
     public var bumble: CentralMeasurement
 
     public struct Row: Sendable, Hashable, Encodable {
@@ -18,8 +20,8 @@ public struct HCIBenchmarkReport: Sendable, Hashable, Encodable {
             case atMostBumble = "<= 1"
             /// blerig/Bumble ≥ 1: at least as much.
             case atLeastBumble = ">= 1"
-            /// blerig/Bumble ≤ 0.2: a fifth or less.
-            case atMostAFifth = "<= 0.2"
+            /// blerig/Bumble ≤ 0.15.
+            case atMostFifteenHundredths = "<= 0.15"
             /// blerig/Bumble = 1: the same work.
             case same = "= 1"
         }
@@ -27,30 +29,43 @@ public struct HCIBenchmarkReport: Sendable, Hashable, Encodable {
         public var metric: String
         public var unit: String
         public var blerig: Double
+        /// The campaign path's value.
+        public var campaign: Double
         public var bumble: Double
         public var goal: Goal
 
         /// blerig / Bumble; 0 when Bumble's value is 0.
-        public var ratio: Double { bumble == 0 ? 0 : blerig / bumble }
+        public var ratio: Double { Self.ratio(blerig, bumble) }
+        /// The campaign path / Bumble.
+        public var campaignRatio: Double { Self.ratio(campaign, bumble) }
 
-        public var met: Bool {
+        /// The goal holds on both of blerig's paths.
+        public var met: Bool { meets(blerig) && meets(campaign) }
+
+        func meets(_ value: Double) -> Bool {
             switch goal {
-            case .atMostBumble: blerig <= bumble
-            case .atLeastBumble: blerig >= bumble
-            case .atMostAFifth: blerig <= bumble / 5
-            case .same: blerig == bumble
+            case .atMostBumble: value <= bumble
+            case .atLeastBumble: value >= bumble
+            case .atMostFifteenHundredths: value <= bumble * 0.15
+            case .same: value == bumble
             }
         }
 
-        enum CodingKeys: String, CodingKey { case metric, unit, blerig, bumble, ratio, goal, met }
+        static func ratio(_ value: Double, _ bumble: Double) -> Double { bumble == 0 ? 0 : value / bumble }
+
+        enum CodingKeys: String, CodingKey {
+            case metric, unit, blerig, campaign, bumble, ratio, campaignRatio, goal, met
+        }
 
         public func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(metric, forKey: .metric)
             try container.encode(unit, forKey: .unit)
             try container.encode(blerig, forKey: .blerig)
+            try container.encode(campaign, forKey: .campaign)
             try container.encode(bumble, forKey: .bumble)
             try container.encode(ratio, forKey: .ratio)
+            try container.encode(campaignRatio, forKey: .campaignRatio)
             try container.encode(goal, forKey: .goal)
             try container.encode(met, forKey: .met)
         }
@@ -58,12 +73,13 @@ public struct HCIBenchmarkReport: Sendable, Hashable, Encodable {
 
     public init(
         handshakes: Int, tickMilliseconds: Double, versions: [String: String], blerig: CentralMeasurement,
-        bumble: CentralMeasurement
+        campaign: CentralMeasurement, bumble: CentralMeasurement
     ) {
         self.handshakes = handshakes
         self.tickMilliseconds = tickMilliseconds
         self.versions = versions
         self.blerig = blerig
+        self.campaign = campaign
         self.bumble = bumble
     }
 
@@ -75,7 +91,9 @@ public struct HCIBenchmarkReport: Sendable, Hashable, Encodable {
 
     public var rows: [Row] {
         func row(_ metric: String, _ unit: String, _ goal: Row.Goal, _ value: (CentralMeasurement) -> Double) -> Row {
-            Row(metric: metric, unit: unit, blerig: value(blerig), bumble: value(bumble), goal: goal)
+            Row(
+                metric: metric, unit: unit, blerig: value(blerig), campaign: value(campaign), bumble: value(bumble),
+                goal: goal)
         }
         return [
             row("connect p50", "ms", .atMostBumble) { Percentile.of($0.connectMs, 0.5) },
@@ -85,19 +103,19 @@ public struct HCIBenchmarkReport: Sendable, Hashable, Encodable {
             row("write RTT p50", "ms", .atMostBumble) { Percentile.of($0.writeMs, 0.5) },
             row("write RTT p95", "ms", .atMostBumble) { Percentile.of($0.writeMs, 0.95) },
             row("notifications", "kB/s", .atLeastBumble) { $0.stream.kilobytesPerSecond },
-            row("CPU per handshake", "ms", .atMostAFifth) { $0.cpuMsPerHandshake },
+            row("CPU per handshake", "ms", .atMostFifteenHundredths) { $0.cpuMsPerHandshake },
             row("ATT requests per handshake", "", .same) { $0.attRequestsPerHandshake },
         ]
     }
 
     /// The table and what it was measured with, one line per element.
     public var lines: [String] {
-        let header = ["metric", "blerig", "Bumble", "blerig/Bumble", "goal", ""]
+        let header = ["metric", "blerig", "campaign", "Bumble", "blerig/Bumble", "campaign/Bumble", "goal", ""]
         let body = rows.map { row in
             [
                 row.unit.isEmpty ? row.metric : "\(row.metric) (\(row.unit))", Self.format(row.blerig),
-                Self.format(row.bumble), String(format: "%.2f", row.ratio), row.goal.rawValue,
-                row.met ? "met" : "MISSED",
+                Self.format(row.campaign), Self.format(row.bumble), String(format: "%.2f", row.ratio),
+                String(format: "%.2f", row.campaignRatio), row.goal.rawValue, row.met ? "met" : "MISSED",
             ]
         }
         let table = [header] + body
@@ -129,12 +147,14 @@ public struct HCIBenchmarkReport: Sendable, Hashable, Encodable {
                 + "\(bumble.mtu) (Bumble); rootcanal tick \(Self.format(tickMilliseconds)) ms, as rootcanal confirmed it"
         )
         lines.append(stream("blerig", blerig))
+        lines.append(stream("campaign", campaign))
         lines.append(stream("Bumble", bumble))
         lines.append(
             "versions: " + versions.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
         lines.append(
             "p50/p95 are nearest-rank percentiles; CPU is the central's process over the handshake loop, less the "
-                + "benchmark's own reading of rootcanal's and the peripheral's output in blerig's process.")
+                + "benchmark's own reading of rootcanal's and the peripheral's output in blerig's process; the "
+                + "campaign column is blerig's central as a campaign builds it (captures written, as in a run).")
         lines.append(
             "rootcanal delivers on its tick: a round trip is two ticks for any host that answers within one, so the "
                 + "write RTT mostly measures rootcanal's tick in each central's turn.")
@@ -149,7 +169,9 @@ public struct HCIBenchmarkReport: Sendable, Hashable, Encodable {
         return String(decoding: try encoder.encode(self), as: UTF8.self)
     }
 
-    enum CodingKeys: String, CodingKey { case handshakes, tickMilliseconds, versions, rows, blerig, bumble }
+    enum CodingKeys: String, CodingKey {
+        case handshakes, tickMilliseconds, versions, rows, blerig, campaign, bumble
+    }
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
@@ -158,6 +180,7 @@ public struct HCIBenchmarkReport: Sendable, Hashable, Encodable {
         try container.encode(versions, forKey: .versions)
         try container.encode(rows, forKey: .rows)
         try container.encode(blerig, forKey: .blerig)
+        try container.encode(campaign, forKey: .campaign)
         try container.encode(bumble, forKey: .bumble)
     }
 

@@ -133,11 +133,20 @@ struct HCIBenchLauncher: BenchLauncher {
             throw BenchError(Self.code(error), "radio '\(radio.id)' (\(where_)): \(error)")
         }
         do {
-            let stack = try await HCIStack.open(transport, clock: clock)
-            return HCIRadio(id: radio.id, stack: stack, maxLinks: radio.maxLinks ?? Self.defaultMaxLinks)
+            return try await Self.radio(
+                id: radio.id, on: transport, maxLinks: radio.maxLinks ?? Self.defaultMaxLinks, clock: clock)
         } catch {
             throw BenchError(.io, "radio '\(radio.id)' (\(where_)): \(error)")
         }
+    }
+
+    /// The radio a campaign runs on: blerig's HCI host on `transport`, its central working on the host's executor
+    /// (``HCIRadio/executor``). `blerig bench hci` times its campaign row on a radio made here.
+    static func radio(
+        id: String, on transport: any HCITransport, maxLinks: Int, clock: WallClock
+    ) async throws(HCIStackError) -> HCIRadio {
+        let stack = try await HCIStack.open(transport, clock: clock)
+        return HCIRadio(id: id, stack: stack, maxLinks: maxLinks)
     }
 
     static func code(_ error: HCITransportError) -> BenchError.Code {

@@ -48,8 +48,11 @@ public enum LogPuller {
             }
             report.read += readings.count
             observe(.read(readings))
-            report.queued += try queue.enqueue(
-                board: board, records: readings.map { ($0.sequence, $0.encoded) }, at: now())
+            let records = readings.map { ($0.sequence, $0.encoded) }
+            let at = now()
+            report.queued += try await BlockingWork.run { () throws(SyncQueueError) in
+                try queue.enqueue(board: board, records: records, at: at)
+            }
             observe(.committed(sequences: readings.map(\.sequence)))
             try await client.acknowledgeLog(upTo: last.sequence)
             report.acknowledgedUpTo = last.sequence

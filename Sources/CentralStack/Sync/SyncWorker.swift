@@ -84,7 +84,8 @@ public actor SyncWorker {
             let action = pending.removeFirst()
             switch action {
             case let .fetch(limit):
-                pending += core.fetched(try queue.oldest(limit: limit), now: clock.now)
+                let fetched = try await BlockingWork.run { () throws(SyncQueueError) in try queue.oldest(limit: limit) }
+                pending += core.fetched(fetched, now: clock.now)
             case let .upload(items):
                 progress.attempts += 1
                 observe(.uploading(count: items.count))
@@ -97,12 +98,14 @@ public actor SyncWorker {
                     pending += core.uploadFailed(error.message, now: clock.now)
                 }
             case let .delete(ids):
-                try queue.delete(ids: ids)
+                try await BlockingWork.run { () throws(SyncQueueError) in try queue.delete(ids: ids) }
                 progress.confirmed += ids.count
                 observe(.deleted(count: ids.count))
             case let .recordFailures(failures, dead):
-                try queue.recordFailures(
-                    failures.map { ($0.id, $0.error) }, deadLetter: Set(dead), at: clock.now.sinceOrigin.seconds)
+                let at = clock.now.sinceOrigin.seconds
+                try await BlockingWork.run { () throws(SyncQueueError) in
+                    try queue.recordFailures(failures.map { ($0.id, $0.error) }, deadLetter: Set(dead), at: at)
+                }
                 progress.failedReadings += failures.count
                 progress.deadLettered += dead.count
                 observe(.failed(count: failures.count, deadLettered: dead.count, error: failures.first?.error ?? ""))

@@ -17,13 +17,14 @@ public enum CampaignBenchmark {
 
     /// Runs `executable run <rig> --out <scratch> --quiet <extra>` and measures it.
     public static func measure(
-        executable: String, rig: String, extra: [String] = [], scratch: String
+        executable: String, rig: String, extra: [String] = [], scratch: String, cores: Int? = nil
     ) throws -> Sample {
         let out = (scratch as NSString).appendingPathComponent("reports")
         try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
         let before = Set((try? FileManager.default.contentsOfDirectory(atPath: out)) ?? [])
         let log = (scratch as NSString).appendingPathComponent("run.log")
-        let cost = try ChildProcess.measure(executable, ["run", rig, "--out", out, "--quiet"] + extra, log: log)
+        let cost = try ChildProcess.measure(
+            executable, ["run", rig, "--out", out, "--quiet"] + extra, log: log, cores: cores)
         let after = Set((try? FileManager.default.contentsOfDirectory(atPath: out)) ?? [])
         guard let name = after.subtracting(before).first else {
             let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""

@@ -22,8 +22,16 @@ public struct ProcessCost: Sendable, Hashable {
 /// Runs programs as child processes and measures them.
 public enum ChildProcess {
     /// Runs `executable` with `arguments`, its standard output and error going to `log` (a file path), and waits
-    /// for it.
-    public static func measure(_ executable: String, _ arguments: [String], log: String) throws -> ProcessCost {
+    /// for it. With `cores`, the child may run only on the first that many cores (`taskset -c 0-(n−1)`, which
+    /// execs the program in the same process, so the numbers stay the program's).
+    public static func measure(
+        _ executable: String, _ arguments: [String], log: String, cores: Int? = nil
+    ) throws -> ProcessCost {
+        if let cores {
+            guard let taskset = ["/usr/bin/taskset", "/bin/taskset"].first(where: FileManager.default.isExecutableFile)
+            else { throw BenchmarkError("pinning to \(cores) core(s) needs taskset (util-linux), which is missing") }
+            return try measure(taskset, ["-c", "0-\(cores - 1)", executable] + arguments, log: log)
+        }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }

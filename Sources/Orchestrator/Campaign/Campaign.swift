@@ -111,8 +111,11 @@ public struct Campaign: Sendable {
             var run = CampaignRun(campaign: self, files: files, control: control, horizon: options.horizon)
             run.syncIngestURL = localIngest?.url
             run.unleased = leases.refused
-            let outcome = try await launcher.withBench { [run] bench in await run.run(on: bench) }
-            (end, radios) = outcome.value
+            // A bench of independent parts (the virtual farm's airs, one per radio) runs them side by side.
+            let outcome = try await launcher.withBenchParts { [run] bench in await run.run(on: bench) }
+            end = outcome.value.map(\.end).max() ?? .origin
+            let order = Dictionary(uniqueKeysWithValues: rig.radios.enumerated().map { ($1.id, $0) })
+            radios = outcome.value.flatMap(\.radios).sorted { (order[$0.id] ?? 0) < (order[$1.id] ?? 0) }
             work = outcome.work
         } catch {
             let message = "the bench failed: \(error)"

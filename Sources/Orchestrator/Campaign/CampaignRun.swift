@@ -183,6 +183,30 @@ struct CampaignRun: Sendable {
             target.unacknowledgedCapacity =
                 Double(link.packetsPerEvent * (link.dataLength - 7)) / (link.intervalMs / 1000)
         }
+        // On blerig's HCI host the suites run on the thread that reads the controller: a response resumes the
+        // waiting procedure there, with no thread hop (``BenchRadio/executor``); blocking work hops away meanwhile.
+        await withTaskExecutorPreference(radio.executor) {
+            await BlockingWork.$offload.withValue(radio.executor != nil) {
+                await runPlanned(
+                    on: board, config: config, target: target, radio: radio, strategy: strategy, recorder: recorder,
+                    health: bench.health)
+            }
+        }
+        scheduler.release(lease)
+        return [
+            MeasuredValue(
+                metric: "schedule.link_wait_ms", statistic: .value, value: waited.milliseconds, unit: .milliseconds,
+                definition: "preflight passed → a radio link granted (waiting while every radio the board may use "
+                    + "held its maximum of links)")
+        ]
+    }
+
+    /// Runs the board's suites in order on its link; a suite whose retries end in quarantine skips the rest.
+    private func runPlanned(
+        on board: BenchBoard, config: BoardConfig, target: BoardUnderTest, radio: any BenchRadio,
+        strategy: BoardStrategy, recorder: CheckRecorder, health: BenchHealth
+    ) async {
+        var target = target
         var remaining = campaign.suites(for: board.id)[...]
         while let planned = remaining.popFirst() {
             if Task.isCancelled {
@@ -193,7 +217,7 @@ struct CampaignRun: Sendable {
             target.syncIngestURL = syncIngestURL
             target.checkTimeout = planned.checkTimeout
             await planned.suite.run(on: target)
-            if let quarantine = await retry(planned, on: target, strategy: strategy, central: radio.central, health: bench.health) {
+            if let quarantine = await retry(planned, on: target, strategy: strategy, central: radio.central, health: health) {
                 recorder.move(to: .quarantined, reason: quarantine)
                 for suite in remaining {
                     recorder.skipAll(
@@ -202,13 +226,6 @@ struct CampaignRun: Sendable {
                 break
             }
         }
-        scheduler.release(lease)
-        return [
-            MeasuredValue(
-                metric: "schedule.link_wait_ms", statistic: .value, value: waited.milliseconds, unit: .milliseconds,
-                definition: "preflight passed → a radio link granted (waiting while every radio the board may use "
-                    + "held its maximum of links)")
-        ]
     }
 }
 

@@ -10,43 +10,69 @@ import Synchronization
 /// passes ``threshold``, and by ``flush()``. The file is opened for each flush and closed again, so a run with a
 /// thousand boards never holds thousands of descriptors; memory per file is bounded by the threshold (plus one
 /// append). A write that fails keeps the bytes in the buffer and reports the error with the path.
+///
+/// With a ``writer``, a full buffer is written out on the writer's thread instead of the appending one: an append
+/// then never waits for the disk (the HCI host appends captures on the thread that reads its controller).
 final class AppendFile: Sendable {
     let path: String
     let threshold: Int
+    let writer: OutputWriter?
     private let buffer = Mutex<[UInt8]>([])
+    /// Held while bytes taken from the buffer go to the disk, so that flushes write in the order they took them.
+    private let writing = Mutex(())
 
     /// Creates the file, which must not exist yet (a run never writes into a file it did not create).
-    init(creating path: String, threshold: Int = 8 * 1024) throws(OutputError) {
+    init(creating path: String, threshold: Int = 8 * 1024, writer: OutputWriter? = nil) throws(OutputError) {
         self.path = path
         self.threshold = threshold
+        self.writer = writer
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw OutputError(path: path, errno: errno) }
         close(descriptor)
     }
 
-    /// Adds `bytes`; writes the buffer out when it passes the threshold.
+    /// Adds `bytes`; writes the buffer out when it passes the threshold (on the writer's thread when there is one;
+    /// its errors then go to the writer's handler).
     func append(_ bytes: some Sequence<UInt8>) throws(OutputError) {
         let full = buffer.withLock { buffer -> Bool in
             buffer.append(contentsOf: bytes)
             return buffer.count >= threshold
         }
-        if full { try flush() }
+        guard full else { return }
+        if let writer { writer.flushSoon(self) } else { try flush() }
     }
 
-    /// Writes out everything buffered.
+    /// Writes everything buffered out soon: on the writer's thread when there is one, here and now otherwise.
+    func flushSoon() throws(OutputError) {
+        if let writer { writer.flushSoon(self) } else { try flush() }
+    }
+
+    /// Writes out everything buffered. The buffer is only held while its bytes are taken: appends go on meanwhile.
     func flush() throws(OutputError) {
-        try buffer.withLock { buffer throws(OutputError) in
-            guard !buffer.isEmpty else { return }
+        try writing.withLock { _ throws(OutputError) in
+            let bytes = buffer.withLock { buffer -> [UInt8] in
+                defer { buffer.removeAll(keepingCapacity: buffer.count <= threshold * 2) }
+                return buffer
+            }
+            guard !bytes.isEmpty else { return }
             let descriptor = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
-            guard descriptor >= 0 else { throw OutputError(path: path, errno: errno) }
+            guard descriptor >= 0 else {
+                let code = errno
+                putBack(bytes[...])
+                throw OutputError(path: path, errno: code)
+            }
             defer { close(descriptor) }
-            let (written, failure) = Descriptor.writeAll(descriptor, buffer[...])
+            let (written, failure) = Descriptor.writeAll(descriptor, bytes[...])
             if let failure {
-                buffer.removeFirst(written)
+                putBack(bytes[written...])
                 throw OutputError(path: path, errno: failure)
             }
-            buffer.removeAll(keepingCapacity: buffer.count <= threshold * 2)
         }
+    }
+
+    /// Returns bytes a failed write took to the front of the buffer, ahead of what was appended meanwhile.
+    private func putBack(_ bytes: ArraySlice<UInt8>) {
+        buffer.withLock { $0.insert(contentsOf: bytes, at: 0) }
     }
 }
 

@@ -16,12 +16,12 @@ final class CaptureFiles: CaptureSink {
 
     /// Creates one capture per board, each starting with the btsnoop header.
     init(
-        directory: RunDirectory, boards: [String], radios: [String] = [],
+        directory: RunDirectory, boards: [String], radios: [String] = [], writer: OutputWriter? = nil,
         failed: @escaping @Sendable (OutputError) -> Void
     ) throws(OutputError) {
         let header = BTSnoop.Writer(unixTimeAtOrigin: .zero).header
         func create(_ path: String) throws(OutputError) -> AppendFile {
-            let file = try AppendFile(creating: directory.file(path))
+            let file = try AppendFile(creating: directory.file(path), writer: writer)
             try file.append(header)
             return file
         }
@@ -69,9 +69,11 @@ final class CaptureFiles: CaptureSink {
 final class ConsoleFiles: Sendable {
     private let byBoard: [String: AppendFile]
 
-    init(directory: RunDirectory, boards: [String]) throws(OutputError) {
+    init(directory: RunDirectory, boards: [String], writer: OutputWriter? = nil) throws(OutputError) {
         var files: [String: AppendFile] = [:]
-        for board in boards { files[board] = try AppendFile(creating: directory.file(Self.relativePath(board))) }
+        for board in boards {
+            files[board] = try AppendFile(creating: directory.file(Self.relativePath(board)), writer: writer)
+        }
         byBoard = files
     }
 

@@ -11,6 +11,9 @@ struct RunFiles: Sendable {
     let recorder: RunRecorder
     let captures: CaptureFiles
     let consoles: ConsoleFiles
+    /// Writes the streamed files out on a thread of its own on a wall-clock bench (see ``OutputWriter``); nil on
+    /// the virtual farm, whose one simulation thread writes them itself between events.
+    let writer: OutputWriter?
 
     /// Creates `<root>/<run-id>/` and every streamed file in it, each board's capture and console included, so a
     /// directory that cannot be written is known before anything runs.
@@ -22,17 +25,21 @@ struct RunFiles: Sendable {
         let failed: @Sendable (OutputError) -> Void = { error in
             control.interrupt(.infrastructure(error.description))
         }
-        recorder = try RunRecorder(directory: directory, progress: progress, failed: failed)
+        let writer = rig.isVirtual ? nil : OutputWriter(failed: failed)
+        self.writer = writer
+        recorder = try RunRecorder(directory: directory, progress: progress, failed: failed, writer: writer)
         let boards = rig.boards.map(\.id)
         let hardwareRadios = rig.radios.filter { !$0.isVirtual }.map(\.id)
-        captures = try CaptureFiles(directory: directory, boards: boards, radios: hardwareRadios, failed: failed)
-        consoles = try ConsoleFiles(directory: directory, boards: boards)
+        captures = try CaptureFiles(
+            directory: directory, boards: boards, radios: hardwareRadios, writer: writer, failed: failed)
+        consoles = try ConsoleFiles(directory: directory, boards: boards, writer: writer)
         // Prove the disk takes bytes now rather than after an hour of testing.
         try captures.flush()
     }
 
     /// Writes out everything still buffered; returns what could not be written, one line each.
     func finish() -> [String] {
+        writer?.stop()
         var problems: [String] = []
         for flush in [recorder.log.flush, captures.flush, consoles.flush] {
             do { try flush() } catch { problems.append(error.description) }

@@ -25,15 +25,16 @@ final class RunRecorder: Sendable {
     /// Creates `run.jsonl` in `directory`.
     init(
         directory: RunDirectory, progress: @escaping @Sendable (String) -> Void,
-        failed: @escaping @Sendable (OutputError) -> Void
+        failed: @escaping @Sendable (OutputError) -> Void, writer: OutputWriter? = nil
     ) throws(OutputError) {
-        log = try AppendFile(creating: directory.file("run.jsonl"), threshold: 32 * 1024)
+        log = try AppendFile(creating: directory.file("run.jsonl"), threshold: 32 * 1024, writer: writer)
         self.directory = directory
         self.progress = progress
         self.failed = failed
     }
 
-    /// Records an event. A test's end flushes the log, so what finished is on disk.
+    /// Records an event. A test's end flushes the log, so what finished is on disk (moments later, on the writer's
+    /// thread, when the log has one: a check may end on the thread that reads a controller).
     func emit(_ event: RunEvent) {
         let line: String? = state.withLock { state in
             state.builder.take(event)
@@ -43,7 +44,8 @@ final class RunRecorder: Sendable {
         do {
             if let line { try log.append(Array((line + "\n").utf8)) }
             switch event {
-            case .testFinished, .boardFinished, .runStarted, .runFinished: try log.flush()
+            case .testFinished, .boardFinished: try log.flushSoon()
+            case .runStarted, .runFinished: try log.flush()
             default: break
             }
         } catch {

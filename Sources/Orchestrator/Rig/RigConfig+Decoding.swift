@@ -58,6 +58,14 @@ extension RigConfig {
         if let first = radios.configs?.first, radios.configs?.allSatisfy(\.isVirtual) == true, virtualNode == nil {
             virtual = VirtualFarmConfig(at: first.location)
         }
+        if let virtual, virtual.airs == .perRadio, let boards {
+            for board in boards where board.radio == nil {
+                diagnostics.record(
+                    .missingKey,
+                    "board '\(board.id)' needs 'radio': with 'airs: per_radio' every board lives on the air of the "
+                        + "radio it names", at: board.location)
+            }
+        }
         guard diagnostics.isEmpty, let name, let radioList = radios.configs, !radioList.isEmpty, let boards,
             let suites
         else { return nil }

@@ -10,6 +10,7 @@ extension VirtualFarmConfig {
         if let faults = reader.value("faults") {
             config.faults = Faults.decode(faults, diagnostics: diagnostics) ?? config.faults
         }
+        if let airs = reader.choice("airs", noun: "airs setting", Airs.self) { config.airs = airs }
         reader.rejectUnknownKeys()
         return config
     }

@@ -16,7 +16,12 @@
 ///     latency: 0                   # peripheral latency, 0…499                     default 0
 ///   faults:
 ///     drops_per_hour: 0.5          # unexpected link losses per connection-hour    default 0
+///   airs: shared                   # shared | per_radio                            default shared
 /// ```
+///
+/// `airs: per_radio` gives each radio an air of its own, with the boards pinned to it (`radio:` on every board):
+/// radios that never hear each other's boards, each simulated on its own thread, so the run uses every core and
+/// gives the same results as on one.
 public struct VirtualFarmConfig: Hashable, Sendable {
     public static let defaultSeed: UInt64 = 1
 
@@ -68,9 +73,18 @@ public struct VirtualFarmConfig: Hashable, Sendable {
         public init(at location: SourceLocation) { self.location = location }
     }
 
+    /// How the rig's radios share the air.
+    public enum Airs: String, Hashable, Sendable, CaseIterable {
+        /// One air: every radio hears every board.
+        case shared
+        /// An air per radio, with the boards pinned to it; each simulated on its own thread.
+        case perRadio = "per_radio"
+    }
+
     public var seed: UInt64
     public var link: Link
     public var faults: Faults
+    public var airs: Airs = .shared
     /// Where `virtual:` is written, or where `radio:` is when the block is absent.
     public var location: SourceLocation
 

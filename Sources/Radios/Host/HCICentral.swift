@@ -52,7 +52,7 @@ public struct HCILinkBearer: ATTBearer, LinkControl {
     public func send(_ pdu: [UInt8]) async throws(GATTError) { try await stack.sendATT(pdu, on: handle) }
     public func sendImmediately(_ pdu: [UInt8]) { stack.sendImmediately(pdu, on: handle) }
     public func disconnect() async { stack.disconnect(handle) }
-    /// The stack's tick loop keeps the link's timers: the GATT client's transaction timeout costs no task per
+    /// The stack's timer thread keeps the link's timers: the GATT client's transaction timeout costs no task per
     /// request.
     public func schedule(at deadline: RigInstant, _ action: @escaping @Sendable () -> Void) -> Bool {
         stack.schedule(at: deadline, on: handle, action)
@@ -153,7 +153,7 @@ extension HCIStack {
                 }
                 if let refused { return continuation.resume(returning: .failure(refused)) }
                 // At the deadline the attempt is cancelled; the controller's answer then ends it (0x02).
-                addTimer(at: deadline, for: .attempt(peer)) { [weak self] in
+                timers.add(at: deadline, for: .attempt(peer)) { [weak self] in
                     self?.run { host, now in host.cancelConnect(to: peer, at: now) }
                 }
                 run { host, now in host.connect(to: peer, parameters: parameters, at: now) }

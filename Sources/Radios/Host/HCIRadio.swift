@@ -21,4 +21,7 @@ public final class HCIRadio: BenchRadio {
     public func capture(into sink: any CaptureSink) { stack.capture(into: sink, as: id) }
 
     public var counters: [RadioCounter] { stack.counters }
+
+    /// The host's executor: the central's work resumes on the thread that read the controller's answer.
+    public var executor: (any TaskExecutor)? { stack.executor }
 }

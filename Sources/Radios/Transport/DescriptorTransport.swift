@@ -26,6 +26,10 @@ final class DescriptorTransport: Sendable {
         var isSocket: Bool
         /// Run after every read that returned bytes (TCP re-arms TCP_QUICKACK).
         var afterRead: @Sendable (Int32) -> Void = { _ in }
+        /// The reader blocks in recv(2) on the socket itself instead of polling it with the wake-up socket: one
+        /// system call per read instead of two. ``DescriptorTransport/close()`` then wakes it with shutdown(2).
+        /// Sockets only (a stream socket's shutdown ends a blocked recv; a tty has no such call).
+        var blockingReads = false
         /// The error for a read that failed with an errno, or that met the end of the stream (nil).
         var readFailed: @Sendable (Errno?) -> HCITransportError
         /// The error for a write that failed with an errno.
@@ -127,6 +131,8 @@ final class DescriptorTransport: Sendable {
                 state.phase = .closing
                 var byte: UInt8 = 1
                 _ = Glibc.write(wakeWrite, &byte, 1)
+                // The reader owns the descriptor until it finishes, which it cannot before this lock is released.
+                if behaviour.blockingReads { _ = Glibc.shutdown(descriptor, Int32(SHUT_RDWR)) }
                 return (!state.onReader, false)
             case .closing, .finished:
                 return (!state.onReader, false)
@@ -179,6 +185,7 @@ final class DescriptorTransport: Sendable {
 
     /// Reads until the wake-up socket fires (nil) or the descriptor fails (its error).
     private func readUntilDone(_ deliver: @Sendable (HCI.H4Packet) -> Void) -> HCITransportError? {
+        if behaviour.blockingReads { return readBlocking(deliver) }
         var parser = HCI.H4Parser()
         // The largest H4 packet: an indicator, a 4-byte ACL header and 65535 bytes of data.
         var buffer = [UInt8](repeating: 0, count: 1 + 4 + 65535)
@@ -233,6 +240,38 @@ final class DescriptorTransport: Sendable {
                 deliver(packet)
             }
             if let lost { return behaviour.framingLost(lost) }
+        }
+    }
+
+    /// Reads with recv(2) blocking on the socket until ``close()`` shuts it down (nil) or it fails (its error).
+    private func readBlocking(_ deliver: @Sendable (HCI.H4Packet) -> Void) -> HCITransportError? {
+        // Blocking for reads; every send passes MSG_DONTWAIT, so writes still never block.
+        let flags = fcntl(descriptor, F_GETFL)
+        if flags >= 0 { _ = fcntl(descriptor, F_SETFL, flags & ~O_NONBLOCK) }
+        var parser = HCI.H4Parser()
+        var buffer = [UInt8](repeating: 0, count: 1 + 4 + 65535)
+        while true {
+            if state.withLock({ $0.phase != .running }) { return nil }
+            let count = buffer.withUnsafeMutableBytes { raw in recv(descriptor, raw.baseAddress, raw.count, 0) }
+            if count < 0 {
+                let error = Errno.current
+                if error.code == EINTR || error.code == EAGAIN { continue }
+                return behaviour.readFailed(error)
+            }
+            // The end of the stream, or close() shut the socket down (then finish reports no error).
+            if count == 0 { return behaviour.readFailed(nil) }
+            behaviour.afterRead(descriptor)
+            var packets: [HCI.H4Packet] = []
+            do throws(DecodingError) {
+                try parser.feed(buffer[..<count], into: &packets)
+            } catch {
+                for packet in packets { deliver(packet) }
+                return behaviour.framingLost(error)
+            }
+            for packet in packets {
+                if state.withLock({ $0.phase != .running }) { return nil }
+                deliver(packet)
+            }
         }
     }
 

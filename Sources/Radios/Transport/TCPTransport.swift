@@ -6,6 +6,7 @@ import Glibc
 ///
 /// TCP_NODELAY is on, and TCP_QUICKACK is re-armed after every read: rootcanal sends the H4 indicator in a send(2)
 /// of its own without TCP_NODELAY, so against a host that delays its ACKs every HCI round trip would stall ~40 ms.
+/// The reader blocks in recv(2) (``DescriptorTransport/Behaviour/blockingReads``): one system call per read.
 public final class TCPTransport: DescriptorBackedTransport {
     public let host: String
     public let port: UInt16
@@ -24,7 +25,7 @@ public final class TCPTransport: DescriptorBackedTransport {
         core = try DescriptorTransport(
             descriptor: descriptor, description: spec.description,
             behaviour: .init(
-                framing: .stream, isSocket: true, afterRead: Self.rearmQuickAck,
+                framing: .stream, isSocket: true, afterRead: Self.rearmQuickAck, blockingReads: true,
                 readFailed: { error in
                     switch error?.code {
                     case nil: HCITransportError(.disconnected, "\(controller) closed the connection")

@@ -47,19 +47,55 @@ public final class VirtualBench: Bench, @unchecked Sendable {
     }
 }
 
-/// Opens a ``VirtualBench`` inside a new deterministic ``Simulation`` and runs the body there, in virtual time.
+/// Opens a ``VirtualBench`` inside a new deterministic ``Simulation`` and runs the body there, in virtual time. With
+/// ``VirtualBenchConfiguration/Airs/perRadio`` each radio's air is a bench of its own (``withBenchParts(_:)``), in a
+/// simulation of its own on a thread of its own.
 public struct VirtualBenchLauncher: BenchLauncher {
     public let configuration: VirtualBenchConfiguration
 
     public init(_ configuration: VirtualBenchConfiguration) { self.configuration = configuration }
 
-    public var summary: String { "virtual farm (seed \(configuration.seed))" }
+    public var summary: String {
+        let parts = configuration.parts.count
+        return "virtual farm (seed \(configuration.seed)\(parts > 1 ? ", \(parts) airs" : ""))"
+    }
 
     public func withBench<T: Sendable>(
         _ body: @escaping @Sendable (any Bench) async throws -> T
     ) async throws -> BenchOutcome<T> {
-        let configuration = configuration
-        return try await Simulation.run(seed: configuration.seed, horizon: configuration.horizon) { sim in
+        try await Self.run(configuration, body)
+    }
+
+    /// Runs `body` once per air, each in its own simulation, at most ``VirtualBenchConfiguration/parallelAirs`` at
+    /// once; the values come in the order of the radios.
+    public func withBenchParts<T: Sendable>(
+        _ body: @escaping @Sendable (any Bench) async throws -> T
+    ) async throws -> BenchOutcome<[T]> {
+        let parts = configuration.parts
+        let width = max(1, min(configuration.parallelAirs ?? parts.count, parts.count))
+        var values = [T?](repeating: nil, count: parts.count)
+        var work = 0
+        try await withThrowingTaskGroup(of: (Int, BenchOutcome<T>).self) { group in
+            var next = 0
+            func start() {
+                let index = next
+                next += 1
+                group.addTask { (index, try await Self.run(parts[index], body)) }
+            }
+            while next < width { start() }
+            while let (index, outcome) = try await group.next() {
+                values[index] = outcome.value
+                work += outcome.work ?? 0
+                if next < parts.count { start() }
+            }
+        }
+        return BenchOutcome(value: values.map { $0! }, work: work)
+    }
+
+    private static func run<T: Sendable>(
+        _ configuration: VirtualBenchConfiguration, _ body: @escaping @Sendable (any Bench) async throws -> T
+    ) async throws -> BenchOutcome<T> {
+        try await Simulation.run(seed: configuration.seed, horizon: configuration.horizon) { sim in
             let bench = VirtualBench(sim: sim, configuration: configuration)
             let value = try await body(bench)
             return BenchOutcome(value: value, work: sim.work.timers)

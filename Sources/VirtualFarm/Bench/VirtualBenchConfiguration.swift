@@ -25,16 +25,19 @@ public struct VirtualBenchConfiguration: Sendable {
         public var resets: [ResetKind]
         /// The advertised name the rig expects, if it names one; the board is then matched on name and address.
         public var expectedName: String?
+        /// The radio the board is pinned to; with ``Airs/perRadio`` it lives on that radio's air.
+        public var radio: String?
 
         public init(
             id: String, profile: Profile, settings: VirtualBoardSettings = VirtualBoardSettings(),
-            resets: [ResetKind] = [], expectedName: String? = nil
+            resets: [ResetKind] = [], expectedName: String? = nil, radio: String? = nil
         ) {
             self.id = id
             self.profile = profile
             self.settings = settings
             self.resets = resets
             self.expectedName = expectedName
+            self.radio = radio
         }
     }
 
@@ -46,7 +49,20 @@ public struct VirtualBenchConfiguration: Sendable {
     /// same seed are byte-identical.
     public static let defaultUnixTimeAtOrigin: Duration = .seconds(1_767_225_600)
 
+    /// How the radios share the air.
+    public enum Airs: Sendable, Hashable {
+        /// One air and one simulation for every radio and board.
+        case shared
+        /// An air per radio with the boards pinned to it, each in a simulation of its own on its own thread: the
+        /// radios never hear each other's boards, so each air's run is a function of the seed alone, whichever
+        /// thread runs it and whatever the others do.
+        case perRadio
+    }
+
     public var seed: UInt64
+    public var airs: Airs = .shared
+    /// With ``Airs/perRadio``: how many airs are simulated at once (nil: all of them). Results do not depend on it.
+    public var parallelAirs: Int?
     public var link: LinkParameters
     public var faults: LinkFaults
     public var radios: [Radio]
@@ -68,5 +84,18 @@ public struct VirtualBenchConfiguration: Sendable {
         self.boards = boards
         self.unixTimeAtOrigin = unixTimeAtOrigin
         self.horizon = horizon
+    }
+
+    /// The independent parts of the bench: with ``Airs/perRadio`` one per radio, holding the boards pinned to it
+    /// (boards pinned to no radio stay with the first); else the whole bench.
+    public var parts: [VirtualBenchConfiguration] {
+        guard airs == .perRadio, radios.count > 1 else { return [self] }
+        return radios.enumerated().map { index, radio in
+            var part = self
+            part.airs = .shared
+            part.radios = [radio]
+            part.boards = boards.filter { $0.radio == radio.id || ($0.radio == nil && index == 0) }
+            return part
+        }
     }
 }

@@ -1,7 +1,10 @@
 import BLECore
 
 /// The radio medium of one simulation: the boards advertising on it, the scans listening, and the connections
-/// being made. Advertising events are computed, not ticked: an event is simulated only when someone listens.
+/// being made. Advertising events are computed, not ticked: an event is simulated only when someone can hear it,
+/// a scan whose filter names the advertiser (or names no address at all) or a connection attempt to it. Advertisers
+/// and scans are indexed by address, so a campaign of a thousand boards, each scanning for its own, costs per board
+/// what one board costs.
 ///
 /// It is the ``BoardRadio`` of every board on the farm, and hands each a ``PeripheralLink`` when a central connects.
 public final class VirtualAir: BoardRadio, @unchecked Sendable {
@@ -12,8 +15,15 @@ public final class VirtualAir: BoardRadio, @unchecked Sendable {
     public let faults: LinkFaults
     let model: LinkModel
 
+    /// In the order they were added: every walk over them is the same in every run.
     private var peripherals: [PeripheralEntry] = []
-    private var scanners: [Scanner] = []
+    private var byAddress: [DeviceAddress: PeripheralEntry] = [:]
+    /// The scans by identifier; identifiers grow, so sorting them gives the order the scans started.
+    private var scanners: [Int: Scanner] = [:]
+    /// Scans whose filter names no address: they hear every advertiser.
+    private var wideScanners: Set<Int> = []
+    /// Scans whose filter names addresses, by address.
+    private var scannersOf: [DeviceAddress: Set<Int>] = [:]
     private var pendingConnects: [PendingConnect] = []
     private var nextIdentifier = 0
     private var nextHandle: UInt16 = 0x0040
@@ -28,8 +38,13 @@ public final class VirtualAir: BoardRadio, @unchecked Sendable {
 
     private final class PeripheralEntry {
         let peripheral: any AirPeripheral
+        /// Its place among the peripherals, in the order they were added.
+        let order: Int
         var timer: TimerQueue.ID?
-        init(_ peripheral: any AirPeripheral) { self.peripheral = peripheral }
+        init(_ peripheral: any AirPeripheral, order: Int) {
+            self.peripheral = peripheral
+            self.order = order
+        }
     }
 
     private struct Scanner {
@@ -56,17 +71,17 @@ public final class VirtualAir: BoardRadio, @unchecked Sendable {
 
     public func add(_ peripheral: any AirPeripheral) {
         sim.assertIsolated()
-        precondition(
-            !peripherals.contains { $0.peripheral.address == peripheral.address }, "two boards at \(peripheral.address)"
-        )
-        peripherals.append(PeripheralEntry(peripheral))
-        advertisingChanged(peripheral)
+        precondition(byAddress[peripheral.address] == nil, "two boards at \(peripheral.address)")
+        let entry = PeripheralEntry(peripheral, order: peripherals.count)
+        peripherals.append(entry)
+        byAddress[peripheral.address] = entry
+        rearm(entry)
     }
 
     /// A peripheral started or stopped advertising, or changed what it advertises.
     public func advertisingChanged(_ peripheral: any AirPeripheral) {
         sim.assertIsolated()
-        guard let entry = peripherals.first(where: { $0.peripheral === peripheral }) else { return }
+        guard let entry = byAddress[peripheral.address], entry.peripheral === peripheral else { return }
         rearm(entry)
     }
 
@@ -76,13 +91,14 @@ public final class VirtualAir: BoardRadio, @unchecked Sendable {
     /// (``AirPeripheral/advertising``), at every event and prediction; `set` is what the peripheral reports now.
     public func setAdvertising(_ set: AdvertisingState?, of address: DeviceAddress) {
         sim.assertIsolated()
-        guard let entry = peripherals.first(where: { $0.peripheral.address == address }) else { return }
+        guard let entry = byAddress[address] else { return }
         assert(entry.peripheral.advertising == set, "the peripheral at \(address) reports another advertising set")
         rearm(entry)
     }
 
+    /// True when someone can hear `address`: a scan that names it or names no address, a connection attempt.
     private func isObserved(_ address: DeviceAddress) -> Bool {
-        !scanners.isEmpty || pendingConnects.contains { $0.address == address }
+        !wideScanners.isEmpty || scannersOf[address] != nil || pendingConnects.contains { $0.address == address }
     }
 
     /// Arms the timer of the peripheral's first advertising event at or after `earliest` (now by default).
@@ -122,7 +138,7 @@ public final class VirtualAir: BoardRadio, @unchecked Sendable {
     /// CONNECT_IND, the transmit window delay and the first exchange. Nil when the board is not advertising
     /// connectably now.
     public func predictedConnectLatency(to address: DeviceAddress, requestedAt requested: RigInstant) -> Duration? {
-        guard let peripheral = peripherals.first(where: { $0.peripheral.address == address })?.peripheral,
+        guard let peripheral = byAddress[address]?.peripheral,
             let state = peripheral.advertising, state.connectable
         else { return nil }
         let event = nextAdvertisingEvent(of: address, state, atOrAfter: requested)
@@ -156,12 +172,18 @@ public final class VirtualAir: BoardRadio, @unchecked Sendable {
         rearm(entry, earliest: start.advanced(by: .nanoseconds(1)))
     }
 
+    /// Hands a report to the scans that can hear it, in the order they started.
     private func deliver(_ report: Advertisement) {
-        for i in scanners.indices where scanners[i].filter.accepts(report.data, from: report.address) {
-            if scanners[i].filter.deduplicate {
-                guard scanners[i].seen.insert(report.address).inserted else { continue }
+        let listening = wideScanners.union(scannersOf[report.address] ?? [])
+        for id in listening.sorted() {
+            guard var scanner = scanners[id], scanner.filter.accepts(report.data, from: report.address) else {
+                continue
             }
-            scanners[i].continuation.yield(report)
+            if scanner.filter.deduplicate {
+                guard scanner.seen.insert(report.address).inserted else { continue }
+                scanners[id] = scanner
+            }
+            scanner.continuation.yield(report)
         }
     }
 
@@ -176,20 +198,63 @@ public final class VirtualAir: BoardRadio, @unchecked Sendable {
         continuation.onTermination = { [weak self] _ in
             sim.schedule(at: sim.now) { self?.stopScan(id) }
         }
-        scanners.append(Scanner(id: id, owner: owner, filter: filter, continuation: continuation))
-        if scanners.count == 1 { peripherals.forEach { rearm($0) } }
+        let heard = whoseHearingChanges(filter) {
+            scanners[id] = Scanner(id: id, owner: owner, filter: filter, continuation: continuation)
+            if filter.addresses.isEmpty {
+                wideScanners.insert(id)
+            } else {
+                for address in filter.addresses { scannersOf[address, default: []].insert(id) }
+            }
+        }
+        heard.forEach { rearm($0) }
         return stream
     }
 
     /// Ends every scan `owner` started (its radio was switched off): their streams finish.
     func finishScans(of owner: ObjectIdentifier) {
         sim.assertIsolated()
-        for scanner in scanners where scanner.owner == owner { scanner.continuation.finish() }
+        for id in scanners.keys.sorted() where scanners[id]?.owner == owner { scanners[id]?.continuation.finish() }
     }
 
     private func stopScan(_ id: Int) {
-        scanners.removeAll { $0.id == id }
-        if scanners.isEmpty { peripherals.forEach { rearm($0) } }
+        guard let scanner = scanners[id] else { return }
+        let unheard = whoseHearingChanges(scanner.filter) {
+            scanners[id] = nil
+            if scanner.filter.addresses.isEmpty {
+                wideScanners.remove(id)
+            } else {
+                for address in scanner.filter.addresses {
+                    scannersOf[address]?.remove(id)
+                    if scannersOf[address]?.isEmpty == true { scannersOf[address] = nil }
+                }
+            }
+        }
+        unheard.forEach { rearm($0) }
+    }
+
+    /// The advertisers heard before `change` (a scan for `filter` starting or ending) and not after, or the other way
+    /// round, in the order they were added. A scan for a few addresses touches only those.
+    private func whoseHearingChanges(_ filter: ScanFilter, _ change: () -> Void) -> [PeripheralEntry] {
+        let wideBefore = !wideScanners.isEmpty
+        let named = filter.addresses.isEmpty ? [] : Array(Set(filter.addresses))
+        let namedBefore = named.map { scannersOf[$0] != nil }
+        change()
+        if wideBefore != !wideScanners.isEmpty {
+            // A wide scan began or ended: every advertiser no named scan or attempt hears anyway.
+            return peripherals.filter { entry in
+                let address = entry.peripheral.address
+                return scannersOf[address] == nil && !pendingConnects.contains { $0.address == address }
+            }
+        }
+        if wideBefore { return [] }
+        var changed: [PeripheralEntry] = []
+        for (address, before) in zip(named, namedBefore) where before != (scannersOf[address] != nil) {
+            guard let entry = byAddress[address], !pendingConnects.contains(where: { $0.address == address }) else {
+                continue
+            }
+            changed.append(entry)
+        }
+        return changed.sorted { $0.order < $1.order }
     }
 
     // MARK: Connecting
@@ -211,10 +276,10 @@ public final class VirtualAir: BoardRadio, @unchecked Sendable {
             guard let index = pendingConnects.firstIndex(where: { $0.id == id }) else { return }
             let expired = pendingConnects.remove(at: index)
             expired.complete(.failure(.notFound(address, waited: timeout)))
-            if let entry = peripherals.first(where: { $0.peripheral.address == address }) { rearm(entry) }
+            if let entry = byAddress[address] { rearm(entry) }
         }
         pendingConnects.append(pending)
-        if let entry = peripherals.first(where: { $0.peripheral.address == address }) { rearm(entry) }
+        if let entry = byAddress[address] { rearm(entry) }
         return id
     }
 
