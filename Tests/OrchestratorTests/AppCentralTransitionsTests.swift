@@ -42,7 +42,9 @@ struct AppCentralTransitionsTests {
         return try #require(suite.elements(forName: "system-out").first?.stringValue, "\(board): no system-out")
     }
 
-    @Test("the ota suite's system-out shows the machine going pairedConnected → firmwareUpdating → pairedConnected, with causes")
+    @Test(
+        "the ota suite's system-out shows the machine going pairedConnected → firmwareUpdating → pairedConnected, with causes"
+    )
     func otaGoesThroughFirmwareUpdating() async throws {
         let result = try await CampaignTests.run(OTASuiteTests.yaml)
         let moves = try Self.centralMoves(board: "esp-01", in: result.directory)
@@ -58,8 +60,10 @@ struct AppCentralTransitionsTests {
         #expect(ends.count == began.count, "\(moves)")
         // pairedConnected → firmwareUpdating → pairedConnected, the second move the image's activation.
         let roundTrips = began.filter {
-            $0 + 1 < moves.count && moves[$0 + 1]
-                == Move(from: "firmwareUpdating", to: "pairedConnected", cause: "image activated; the board reboots")
+            $0 + 1 < moves.count
+                && moves[$0 + 1]
+                    == Move(
+                        from: "firmwareUpdating", to: "pairedConnected", cause: "image activated; the board reboots")
         }
         #expect(!roundTrips.isEmpty, "no update came back to pairedConnected activated: \(moves)")
         // The resume check drops the link mid-transfer; the machine says so.
