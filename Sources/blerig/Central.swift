@@ -13,7 +13,8 @@ extension Blerig {
                 Keeps a link to the board at --address under the connection state machine, reconnecting after \
                 drops, and saves the machine's state to --state on every change. At start it restores the saved \
                 state when it is younger than an hour. Pairing keys (esp-point) are kept in pairing-keys.json beside \
-                --state. Prints one line per transition and notice. Runs until SIGINT or SIGTERM.
+                --state. Prints one line per transition and notice. Runs until SIGINT or SIGTERM; with --update, the app \
+                central updates the board (connecting on demand, resuming from the board's position) and exits.
 
                 --radio: \(RadioSpec.forms).
 
@@ -48,8 +49,31 @@ extension Blerig {
         @Option(help: ArgumentHelp("The file the state is saved to and restored from.", valueName: "path"))
         var state: String
 
+        @Option(
+            help: ArgumentHelp(
+                "Update the board to this OTA image (esp-point), then exit; needs --version.", valueName: "image"))
+        var update: String?
+
+        @Option(
+            help: ArgumentHelp("The version of the --update image, e.g. 1.5.0.", valueName: "version"),
+            transform: { text in
+                guard let version = FirmwareVersion(text) else {
+                    throw ValidationError("--version: '\(text)' is not a version such as 1.5.0")
+                }
+                return version
+            })
+        var version: FirmwareVersion?
+
+        func validate() throws {
+            if (update == nil) != (version == nil) {
+                throw ValidationError("--update and --version go together: the image and the version it carries")
+            }
+        }
+
         func run() async throws {
-            let tool = CentralTool(radio: radio, address: address, profile: profile, statePath: state)
+            let tool = CentralTool(
+                radio: radio, address: address, profile: profile, statePath: state,
+                update: update.map { CentralTool.Update(imagePath: $0, version: version!) })
             let status = await runInterruptibly(what: "the central") { control, _, _ in
                 await tool.run(
                     radios: RadioOpener(), control: control, output: { LineOutput.standardOutput.print($0) },

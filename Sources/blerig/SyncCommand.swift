@@ -21,7 +21,7 @@ extension Blerig {
                     Exit status:
                     \(ExitStatus.table([
                         (.passed, "the dead letters were requeued (the count is printed)"),
-                        (.usage, "the arguments are wrong, or the file does not exist; nothing changed"),
+                        (.usage, "the arguments are wrong, or the file is missing, unreadable or not SQLite; nothing changed"),
                         (.infrastructure, "the queue could not be opened or written (the error is printed)"),
                     ]))
                     """)
@@ -32,11 +32,30 @@ extension Blerig {
             @Option(help: "Only the dead letters of this board serial.")
             var board: String?
 
+            /// The file must be there and be a readable SQLite file: opening anything else would make it a new,
+            /// empty queue (or fail as a write error), and requeue nothing.
             func validate() throws {
-                guard FileManager.default.fileExists(atPath: db) else {
+                var isDirectory: ObjCBool = false
+                guard FileManager.default.fileExists(atPath: db, isDirectory: &isDirectory) else {
                     throw ValidationError("--db \(db): no such file (a sync queue is created by the app, not here)")
                 }
+                guard !isDirectory.boolValue else {
+                    throw ValidationError("--db \(db): is a directory, not a sync queue file")
+                }
+                guard let file = FileHandle(forReadingAtPath: db) else {
+                    throw ValidationError("--db \(db): cannot be read (check its permissions)")
+                }
+                defer { try? file.close() }
+                let header = (try? file.read(upToCount: Self.sqliteHeader.count)) ?? Data()
+                guard header.elementsEqual(Self.sqliteHeader) else {
+                    throw ValidationError(
+                        "--db \(db): not a SQLite file (it does not begin with \"SQLite format 3\"), so not a sync queue"
+                    )
+                }
             }
+
+            /// The first 16 bytes of every SQLite 3 database file.
+            static let sqliteHeader = Array("SQLite format 3\0".utf8)
 
             func run() async throws {
                 do {

@@ -26,7 +26,7 @@ struct CommandHelpTests {
             (["adapters"], [0, 2, 3]), (["bench"], [0, 2, 3]), (["bench", "campaign"], [0, 2, 3]),
             (["bench", "scale"], [0, 2, 3]), (["bench", "hci"], [0, 2, 3]), (["bench", "ota"], [0, 2, 3]),
             (["bench", "sync"], [0, 2, 3]), (["bench", "gates"], [0, 2, 3]), (["scan"], [0, 2, 3, 130]), (["probe"], [0, 1, 2, 3, 130]),
-            (["central"], [130, 2, 3]), (["sync-agent"], [0, 2, 3]), (["gate"], [0, 2, 4]), (["power"], [0, 2, 3]),
+            (["central"], [0, 1, 130, 2, 3]), (["sync-agent"], [0, 2, 3]), (["gate"], [0, 2, 4]), (["power"], [0, 2, 3]),
             (["reset"], [0, 2, 3]), (["console"], [0, 2, 3]),
         ] as [([String], [Int32])])
     func exitStatuses(command: [String], expected: [Int32]) async throws {

@@ -60,12 +60,15 @@ public final class AppCentral: Sendable {
     /// Stops the machine as a killed app stops: nothing more is saved, links close.
     public func stop() { shell.stop() }
 
-    /// Runs `body` with the machine running beside it, then stops the machine.
+    /// Runs `body` with the machine running beside it, then stops the machine. The restored state is the
+    /// machine's first event, before any work `body` queues: work queued first would start a scan, and a state is
+    /// restored only into a fresh machine.
     public func running<T: Sendable>(
         restoring: ConnectionSnapshot? = nil, _ body: (AppCentral) async throws -> T
     ) async throws -> T {
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await self.run(restoring: restoring) }
+        if let restoring { shell.send(.restore(restoring)) }
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await self.run() }
             defer { stop() }
             return try await body(self)
         }

@@ -20,12 +20,17 @@ public struct CentralTool: Sendable {
     public var address: DeviceAddress
     public var profile: Profile
     public var statePath: String
+    /// Updates the board's firmware through an ``AppCentral`` and exits, instead of keeping the link.
+    public var update: Update?
 
-    public init(radio: RadioSpec, address: DeviceAddress, profile: Profile, statePath: String) {
+    public init(
+        radio: RadioSpec, address: DeviceAddress, profile: Profile, statePath: String, update: Update? = nil
+    ) {
         self.radio = radio
         self.address = address
         self.profile = profile
         self.statePath = statePath
+        self.update = update
     }
 
     /// Where the pairing keys are kept: `pairing-keys.json` beside the state file, so a restarted central still
@@ -36,7 +41,9 @@ public struct CentralTool: Sendable {
 
     /// How `blerig central` exits.
     public static let exitStatuses = [
-        (ExitStatus.interrupted, "SIGINT or SIGTERM ended it (it runs until then)"),
+        (ExitStatus.passed, "--update: the board runs the new image"),
+        (.checksFailed, "--update: the update failed or the board rolled back"),
+        (.interrupted, "SIGINT or SIGTERM ended it (it runs until then, or until the update ends)"),
         (.usage, "the arguments or the --radio spec are wrong; nothing ran"),
         (.infrastructure, "the radio could not be opened or failed"),
     ].map { ExitStatus.line($0.0, $0.1) }.joined(separator: "\n")
@@ -56,6 +63,13 @@ public struct CentralTool: Sendable {
         output("restoration: \(restoration)")
         let (address, profile) = (address, profile)
         do {
+            if let update {
+                return try await radios.withCentral(radio) { central, _ in
+                    await runUpdate(
+                        update, central: central, keys: keys, store: store, restoration: restoration, control: control,
+                        output: output, errors: errors)
+                }
+            }
             try await radios.withCentral(radio) { central, _ in
                 let shell = ConnectionShell(
                     central: central, radio: central as? any RadioPower,

@@ -1,0 +1,99 @@
+import CentralStack
+import Foundation
+import Orchestrator
+import Testing
+
+/// `blerig sync requeue` as a user runs it: the built binary on a real SQLite sync queue written through
+/// ``SyncQueue``, then the queue read back; and files that are not a queue refused with their path and exit 2.
+@Suite("blerig sync requeue")
+struct SyncRequeueCommandLineTests {
+    /// A fresh directory, removed by the caller.
+    static func directory() throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("blerig-requeue-\(UUID().uuidString)")
+            .path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    /// A 14-byte esp-point reading with `seq` (docs/board-contract.md, esp-point "Reading").
+    static func reading(_ seq: UInt32) -> [UInt8] {
+        var bytes: [UInt8] = []
+        for value in [seq, 1_700_000_000 + seq] {
+            for shift in stride(from: 0, to: 32, by: 8) {
+                bytes.append(UInt8(truncatingIfNeeded: value >> UInt32(shift)))
+            }
+        }
+        return bytes + [0xF4, 0x07, 0x88, 0x13, 0x74, 0x0E]
+    }
+
+    /// Board B: readings 1, 2 dead-lettered, 3 pending; board C: reading 7 dead-lettered. The queue is closed when
+    /// this returns (the binary opens the file on its own).
+    static func queueFile(in directory: String) throws -> String {
+        let path = directory + "/queue.sqlite"
+        let queue = try SyncQueue(path: path)
+        try queue.enqueue(board: "B", records: [(1, reading(1)), (2, reading(2)), (3, reading(3))], at: 0)
+        try queue.enqueue(board: "C", records: [(7, reading(7))], at: 0)
+        let dead = try queue.oldest(limit: 10).filter { [1, 2, 7].contains($0.seq) }.map(\.id)
+        try queue.recordFailures(dead.map { ($0, "HTTP 422 refused") }, deadLetter: Set(dead), at: 1)
+        try #require(try queue.deadLetters().count == 3 && queue.pendingCount() == 1)
+        return path
+    }
+
+    static func pending(_ path: String) throws -> [String] {
+        try SyncQueue(path: path).oldest(limit: 10).map { "\($0.board)/\($0.seq) tries \($0.retryCount)" }.sorted()
+    }
+
+    @Test("requeue --board C moves only C's dead letter back; then requeue moves the rest, and exits 0 each time")
+    func requeuesFromTheCommandLine() async throws {
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = try Self.queueFile(in: directory)
+
+        let one = try await CommandLineTests.blerig(["sync", "requeue", "--db", path, "--board", "C"])
+        #expect(one.status == 0, "\(one.errors)")
+        #expect(one.output == "requeued 1 dead letter(s) in \(path); 2 pending, 2 dead letter(s) left\n")
+        #expect(try Self.pending(path) == ["B/3 tries 0", "C/7 tries 0"])
+        #expect(try SyncQueue(path: path).deadLetters().map { "\($0.board)/\($0.seq ?? 0)" } == ["B/1", "B/2"])
+
+        let rest = try await CommandLineTests.blerig(["sync", "requeue", "--db", path])
+        #expect(rest.status == 0, "\(rest.errors)")
+        #expect(rest.output == "requeued 2 dead letter(s) in \(path); 4 pending, 0 dead letter(s) left\n")
+        #expect(try Self.pending(path) == ["B/1 tries 0", "B/2 tries 0", "B/3 tries 0", "C/7 tries 0"])
+        #expect(try SyncQueue(path: path).deadLetters().isEmpty)
+        let payload = try SyncQueue(path: path).oldest(limit: 10).first { $0.seq == 2 }?.payload
+        #expect(payload == Self.reading(2))
+
+        let again = try await CommandLineTests.blerig(["sync", "requeue", "--db", path])
+        #expect(again.status == 0)
+        #expect(again.output == "requeued 0 dead letter(s) in \(path); 4 pending, 0 dead letter(s) left\n")
+    }
+
+    @Test(
+        "a missing file, a directory and a file that is not SQLite exit 2 with the path and why, and are left as they were",
+        arguments: ["missing", "directory", "text"])
+    func refusesWhatIsNotAQueue(_ kind: String) async throws {
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/queue.sqlite"
+        let why: String
+        switch kind {
+        case "missing": why = "no such file"
+        case "directory":
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+            why = "is a directory"
+        default:
+            try Data("board,seq\nB,1\n".utf8).write(to: URL(fileURLWithPath: path))
+            why = "not a SQLite file"
+        }
+        let outcome = try await CommandLineTests.blerig(["sync", "requeue", "--db", path])
+        #expect(outcome.status == ExitStatus.usage.rawValue, "\(outcome.errors)")
+        #expect(outcome.output.isEmpty)
+        #expect(outcome.errors.contains("--db \(path): \(why)"), "\(outcome.errors)")
+        // Nothing was created or changed: no queue file, no WAL beside it.
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory)
+        #expect(names == (kind == "missing" ? [] : ["queue.sqlite"]), "\(names)")
+        if kind == "text" {
+            #expect(try String(contentsOfFile: path, encoding: .utf8) == "board,seq\nB,1\n")
+        }
+    }
+}
