@@ -123,6 +123,11 @@ private let brokenRigs: [BrokenRig] = [
         "missing profile", yaml("rig: t", "radio: virtual", "boards:", "  - id: b1", "suites: [discovery]"),
         .missingKey, at: "4:5", "board 'b1' needs 'profile'"),
     BrokenRig(
+        "a board named like the bench's testsuite",
+        yaml("rig: t", "radio: virtual", "boards:", "  - id: Bench", "    profile: hrm", "suites: [discovery]"),
+        .invalidValue, at: "4:9",
+        "board id 'Bench' is taken: junit.xml has testsuites named 'bench' and 'gates' beside the boards'"),
+    BrokenRig(
         "missing id", yaml("rig: t", "radio: virtual", "boards:", "  - profile: hrm", "suites: [discovery]"),
         .missingKey, at: "4:5", "board 1 needs 'id'"),
     BrokenRig(

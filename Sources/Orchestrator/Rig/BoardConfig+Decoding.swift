@@ -1,6 +1,7 @@
 import BLECore
 import BenchCore
 import DeviceProfiles
+import Reports
 
 extension BoardConfig {
     /// Reads the `index`-th entry of `boards:`; nil if it is unusable. Issues go to `diagnostics`.
@@ -14,6 +15,13 @@ extension BoardConfig {
                 throw node.issue(
                     .invalidValue,
                     "board id \(RigWording.quoted(id)) may hold only letters, digits, '-' and '_' (1 to 64 of them)")
+            }
+            guard !JUnitWriter.reservedSuiteNames.contains(id.lowercased()) else {
+                throw node.issue(
+                    .invalidValue,
+                    "board id \(RigWording.quoted(id)) is taken: junit.xml has testsuites named "
+                        + JUnitWriter.reservedSuiteNames.sorted().map { "'\($0)'" }.joined(separator: " and ")
+                        + " beside the boards'")
             }
             return id
         }

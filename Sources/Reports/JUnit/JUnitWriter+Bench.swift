@@ -62,6 +62,11 @@ struct BenchChecks {
 extension JUnitWriter {
     /// The suite's name, and the classname of its testcases.
     static let benchSuiteName = "bench"
+    /// The gates testsuite's name, and the classname of its testcases.
+    static let gatesSuiteName = "gates"
+    /// Testsuite names that are not a board's: a board may not take one, in any case, or its testsuite would
+    /// merge with the bench's or the gates' in a CI reporter (the rig file refuses it).
+    public static let reservedSuiteNames: Set<String> = [benchSuiteName, gatesSuiteName]
 
     static func benchSuite(_ bench: BenchChecks, index: Int, run result: RunResult, into xml: inout XMLWriter) {
         let counts = bench.counts

@@ -22,7 +22,7 @@ extension JUnitWriter {
         xml.start(
             "testsuite",
             [
-                ("name", "gates"), ("tests", String(counts.tests)), ("failures", String(counts.failed)),
+                ("name", Self.gatesSuiteName), ("tests", String(counts.tests)), ("failures", String(counts.failed)),
                 ("errors", "0"), ("skipped", String(counts.skipped)), ("time", "0.000"),
                 ("timestamp", result.run.map { NumberText.timestamp($0.wallStart) }),
                 ("hostname", result.run?.host), ("id", String(index)), ("package", result.run?.rig),
