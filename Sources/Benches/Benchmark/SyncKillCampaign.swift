@@ -36,6 +36,9 @@ public enum SyncKillCampaign {
         public var seed: UInt64
         /// SIGKILLs that hit a running agent.
         public var kills = 0
+        /// Kills by the agent's last progress step before it (`opened`, `connected`, `committed`, `acked`, `uploading`,
+        /// `confirmed`, `deleted`; `none` before its first line).
+        public var killedAfter: [String: Int] = [:]
         /// Agents that finished before their kill instant (no kill).
         public var finishedFirst = 0
         /// Readings the board made.
@@ -64,6 +67,8 @@ public enum SyncKillCampaign {
                 "kills         \(kills) SIGKILLs at uniform random instants over a sync "
                     + "(\(String(format: "%.2f", syncDuration.seconds)) s uninterrupted); "
                     + "\(finishedFirst) agents finished before their instant",
+                "killed after  "
+                    + killedAfter.sorted { $0.value > $1.value }.map { "\($0.key) \($0.value)" }.joined(separator: ", "),
                 "readings      \(readings)",
                 "lost          \(lost.count)" + (lost.isEmpty ? "" : " (first: \(lost.prefix(10)))"),
                 "duplicates    \(duplicates)  (\(redeliveries) redeliveries deduplicated by the ingest)",
@@ -133,7 +138,7 @@ public enum SyncKillCampaign {
         try await power.on()
         try await Task.sleep(for: .milliseconds(500))
         let boardAddress = "\(address.description.replacingOccurrences(of: " (random)", with: ""))/random"
-        let key = (0..<32).map { UInt8($0 &* 11 &+ 5) }
+        let key = (0..<32).map { UInt8(truncatingIfNeeded: $0 &* 11 &+ 5) }
         var random = SeededRandom(seed: options.seed, stream: "sync-kills")
         func fill(_ count: Int) async throws {
             try await console.send("log-fill \(count)")
@@ -172,6 +177,7 @@ public enum SyncKillCampaign {
         progress("an uninterrupted sync of \(options.readingsPerKill) readings takes \(span); killing at random within it")
 
         var attempts = 0
+        var reported = 0
         while result.kills < options.kills {
             attempts += 1
             guard attempts <= options.kills * 3 else {
@@ -185,12 +191,17 @@ public enum SyncKillCampaign {
             } else {
                 kill(-process.pid, SIGKILL)
                 result.kills += 1
+                // "7 committed 17 up_to=34" → "committed"
+                let last = process.stdout.text.split(separator: "\n").last { $0.first?.isNumber == true }
+                let step = last.flatMap { $0.split(separator: " ").dropFirst().first }.map(String.init) ?? "none"
+                result.killedAfter[step, default: 0] += 1
             }
             guard await process.waitForExit(timeout: .seconds(10)) != nil else {
                 throw Failure("agent \(process.pid) survived SIGKILL")
             }
             try await fill(options.readingsPerKill)
-            if result.kills % 50 == 0, process.exit != nil {
+            if result.kills % 50 == 0, result.kills > reported {
+                reported = result.kills
                 progress("\(result.kills) kills, \(result.readings) readings")
             }
         }
