@@ -29,7 +29,7 @@ extension Interop {
             #expect(result.duplicates == 0)
             #expect(result.unexpected == 0)
             #expect(result.pendingInQueue == 0 && result.deadLetters == 0)
-            #expect(result.readings == 20 * (4 + result.kills + result.finishedFirst))
+            #expect(result.readings == 3 * 20 + 3 * 200 + 20 + 20 * (result.kills + result.finishedFirst))
             print("sync kill campaign (50): " + result.lines.joined(separator: " | "))
         }
     }

@@ -12,9 +12,10 @@ import VirtualFarm
 ///
 /// An esp-point is served on rootcanal by this process (its flash log survives the agent), the real Hummingbird
 /// ingest runs here too. Before each kill the board gets `readingsPerKill` new readings and an agent starts; the
-/// kill lands at an instant drawn uniformly from `[0, d)`, `d` being how long an agent took to sync the same load
-/// without a kill (measured first). A kill after the agent already finished is not counted as a kill, and another
-/// is drawn. At the end an agent runs to completion and the ingest, the queue and the board are checked.
+/// kill lands at an instant drawn uniformly from `[0, d)`, `d` being how long an agent takes to sync what is still
+/// to sync (the readings the ingest does not hold yet) without a kill: `d = a + b·n`, with `a` and `b` measured first
+/// from uninterrupted syncs of two loads. A kill after the agent already finished is not counted as a kill, and
+/// another is drawn. At the end an agent runs to completion and the ingest and the queue are checked.
 public enum SyncKillCampaign {
     public struct Options: Sendable {
         public var kills: Int
@@ -53,8 +54,9 @@ public enum SyncKillCampaign {
         public var redeliveries = 0
         public var pendingInQueue = 0
         public var deadLetters = 0
-        /// An uninterrupted sync of one kill's load, measured before the kills.
-        public var syncDuration: Duration = .zero
+        /// An uninterrupted sync of `n` readings takes `syncFixed + n × syncPerReading` (measured before the kills).
+        public var syncFixed: Duration = .zero
+        public var syncPerReading: Duration = .zero
         public var wall: Duration = .zero
 
         public var passed: Bool {
@@ -64,8 +66,9 @@ public enum SyncKillCampaign {
         public var lines: [String] {
             [
                 "seed          \(seed)",
-                "kills         \(kills) SIGKILLs at uniform random instants over a sync "
-                    + "(\(String(format: "%.2f", syncDuration.seconds)) s uninterrupted); "
+                "kills         \(kills) SIGKILLs at uniform random instants over a sync (uninterrupted: "
+                    + "\(String(format: "%.3f", syncFixed.seconds)) s + n × "
+                    + "\(String(format: "%.2f", syncPerReading.seconds * 1000)) ms for n readings); "
                     + "\(finishedFirst) agents finished before their instant",
                 "killed after  "
                     + killedAfter.sorted { $0.value > $1.value }.map { "\($0.key) \($0.value)" }.joined(separator: ", "),
@@ -98,6 +101,9 @@ public enum SyncKillCampaign {
             let controller = try HCITransportSpec.parse(rootcanal.hciSpec)
             var settings = VirtualBoardSettings(address: DeviceAddress(0x240A_C412_5C02))
             settings.sampleInterval = 86_400
+            // Room for every reading of the campaign: a ring that overwrote unacknowledged records would lose them
+            // on the board (visibly, in `dropped`), which is not what this campaign measures.
+            settings.logCapacity = 1 << 17
             let board = VirtualBenchConfiguration.Board(id: "esp-kills", profile: .espPoint, settings: settings)
             result = try await ServedFarm.run(
                 boards: [board], seed: options.seed, controller: controller, clock: WallClock()
@@ -163,18 +169,25 @@ public enum SyncKillCampaign {
             return begun.duration(to: .now)
         }
 
-        // Calibration: how long one kill's load takes to sync, from the agent's start to its exit.
-        try await fill(options.readingsPerKill)
-        var samples: [Duration] = []
-        for _ in 0..<3 {
-            let began = ContinuousClock.now
-            _ = try await finish(try agent(), within: .seconds(60))
-            samples.append(began.duration(to: .now))
-            try await fill(options.readingsPerKill)
+        // Calibration: how long a sync of n readings takes, from the agent's start to its exit, at two loads.
+        func measure(_ load: Int) async throws -> Duration {
+            var samples: [Duration] = []
+            for _ in 0..<3 {
+                try await fill(load)
+                let began = ContinuousClock.now
+                _ = try await finish(try agent(), within: .seconds(120))
+                samples.append(began.duration(to: .now))
+            }
+            return samples.sorted()[1]
         }
-        let span = samples.sorted()[1]
-        result.syncDuration = span
-        progress("an uninterrupted sync of \(options.readingsPerKill) readings takes \(span); killing at random within it")
+        let small = options.readingsPerKill
+        let large = options.readingsPerKill * 10
+        let (short, long) = (try await measure(small), try await measure(large))
+        let perReading = max(.zero, (long - short) / (large - small))
+        let fixed = max(.milliseconds(1), short - perReading * small)
+        (result.syncFixed, result.syncPerReading) = (fixed, perReading)
+        progress("an uninterrupted sync of n readings takes \(fixed) + n × \(perReading); killing at random within it")
+        try await fill(options.readingsPerKill)
 
         var attempts = 0
         var reported = 0
@@ -183,7 +196,8 @@ public enum SyncKillCampaign {
             guard attempts <= options.kills * 3 else {
                 throw Failure("only \(result.kills) of \(options.kills) kills landed in \(attempts - 1) agent runs")
             }
-            let at = span * random.nextUnit()
+            let backlog = max(0, result.readings - ingest.snapshot.held.count)
+            let at = (fixed + perReading * backlog) * random.nextUnit()
             let process = try agent()
             try await Task.sleep(for: at)
             if process.exit != nil {
