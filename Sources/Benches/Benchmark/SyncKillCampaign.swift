@@ -219,8 +219,16 @@ public enum SyncKillCampaign {
                 progress("\(result.kills) kills, \(result.readings) readings")
             }
         }
-        // A last agent without a kill finishes the job.
-        _ = try await finish(try agent(), within: .seconds(120))
+        // A last agent without a kill finishes the job; as the app, it tries again when the board is not yet
+        // advertising (still holding the killed agent's link until its supervision timeout).
+        for attempt in 1...5 {
+            do {
+                _ = try await finish(try agent(), within: .seconds(300))
+                break
+            } catch let error as Failure where attempt < 5 {
+                progress("the last agent failed (\(error)); again")
+            }
+        }
         try await power.off()
         return result
     }
