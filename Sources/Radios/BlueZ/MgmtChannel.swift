@@ -157,8 +157,10 @@ public struct MgmtCommandError: Error, Hashable, Sendable, CustomStringConvertib
     public var index: UInt16
     public var failure: Failure
 
+    /// Not inlined: inlined into an async function that throws another typed error, its borrow of the error
+    /// crashes the release compiler (Swift 6.3.1, "Found outside of lifetime use" in CopyPropagation).
     public var status: Mgmt.Status? {
-        if case let .status(status) = failure { status } else { nil }
+        @inline(never) get { if case let .status(status) = failure { status } else { nil } }
     }
 
     public var description: String {
