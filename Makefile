@@ -151,8 +151,8 @@ run: build interop-deps
 # Tests that time wall-clock deadlines of a few seconds (lease heartbeats, a vanishing serial port) run in a process
 # of their own: in the big one, tests that wait on child processes (groovy, chromium, python) hold the two threads of
 # the cooperative pool for seconds at a time on a 2-core host.
-TIMED_TESTS := LeaseTests|SerialBoardLinkTests
-TIMED_SKIPS := --skip LeaseTests --skip SerialBoardLinkTests
+TIMED_TESTS := LeaseTests|LeaseProcessTests|SerialBoardLinkTests
+TIMED_SKIPS := --skip LeaseTests --skip LeaseProcessTests --skip SerialBoardLinkTests
 test: test-deps interop-deps kernel-deps metrics-deps ci-deps
 	$(SWIFT) build --build-tests
 	@$(MAKE) --no-print-directory fuzz-smoke
