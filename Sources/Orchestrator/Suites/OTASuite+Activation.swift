@@ -19,16 +19,14 @@ extension OTARun {
         await board.check(name, check.rawValue) {
             let cut = Flag()
             let cutAt = Locked<RigInstant?>(nil)
-            let report = try await counted {
-                try await expectCommitted(
-                    update(activated: {
-                        guard cut.set() else { return }
-                        cutAt.withLock { $0 = clock.now }
-                        try? await power.off()
-                        try? await clock.sleep(for: .seconds(1))
-                        try? await power.on()
-                    }))
-            }
+            let report = try await committedUpdate(
+                activated: {
+                    guard cut.set() else { return }
+                    cutAt.withLock { $0 = clock.now }
+                    try? await power.off()
+                    try? await clock.sleep(for: .seconds(1))
+                    try? await power.on()
+            })
             guard let cutAt = cutAt.withLock({ $0 }) else {
                 throw CheckFailure("\(board.place): the update ended without ACTIVATE: the power was never cut")
             }

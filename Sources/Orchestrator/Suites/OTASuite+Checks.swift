@@ -13,7 +13,7 @@ extension OTARun {
             String(decoding: try await session.read(StandardUUID.firmwareRevision), as: UTF8.self)
         }
         tallyOriginal(original)
-        let report = try await counted { try await expectCommitted(update()) }
+        let report = try await committedUpdate()
         guard report.statistics.resumes == 0, report.statistics.naks == 0, report.statistics.reuploads == 0 else {
             throw CheckFailure(
                 "\(board.place): a clean update needed help: \(Self.summary(report))")
@@ -49,7 +49,7 @@ extension OTARun {
             } else {
                 try await console(lines)
             }
-            let report = try await counted { try await expectCommitted(update(progress: progress)) }
+            let report = try await committedUpdate(progress: progress)
             try await console(["ota-fault none"])
             return try verify(report) + [Metric.duration(report)]
         }
@@ -64,15 +64,13 @@ extension OTARun {
         let clock = board.clock
         await board.check(name, check.rawValue) {
             let cut = Flag()
-            let report = try await counted {
-                try await expectCommitted(
-                    update(progress: { p in
-                        guard p.frames > 0, p.acknowledged >= p.frames / 2, cut.set() else { return }
-                        try? await power.off()
-                        try? await clock.sleep(for: .seconds(1))
-                        try? await power.on()
-                    }))
-            }
+            let report = try await committedUpdate(
+                progress: { p in
+                    guard p.frames > 0, p.acknowledged >= p.frames / 2, cut.set() else { return }
+                    try? await power.off()
+                    try? await clock.sleep(for: .seconds(1))
+                    try? await power.on()
+            })
             guard cut.isSet else {
                 throw CheckFailure("\(board.place): the transfer ended before the power could be cut")
             }
@@ -118,7 +116,7 @@ extension OTARun {
         guard after == before else {
             throw CheckFailure("\(board.place): after refused images the board runs '\(after)', not '\(before)'")
         }
-        let report = try await counted { try await expectCommitted(update(signingKey: key)) }
+        let report = try await committedUpdate(signingKey: key)
         return [Metric.duration(report)]
     }
 

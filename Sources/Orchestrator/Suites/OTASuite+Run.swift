@@ -98,7 +98,7 @@ struct OTARun: Sendable {
                 throw CheckFailure(
                     "\(board.place): the board started on '\(original)', not a version an image can carry")
             }
-            let report = try await expectCommitted(update(version: version))
+            let report = try await committedUpdate(version: version)
             return [Metric.duration(report)]
         }
         await board.check(name, Check.successRate.rawValue) { try successRate() }
@@ -148,8 +148,11 @@ struct OTARun: Sendable {
     }
 
     /// The update must have committed: Firmware Revision shows its version. Counts towards the success rate.
-    @discardableResult
-    func expectCommitted(_ report: OTAReport) throws -> OTAReport {
+    ///
+    /// It returns nothing on purpose: as `throws -> OTAReport` handing back its argument, Swift 6.3.1's release
+    /// build left the copy's address in the error register on success (LLVM reused r12 before a tail-called
+    /// memcpy), so every committed update read as a thrown garbage error.
+    func expectCommitted(_ report: OTAReport) throws {
         let firstTry = report.statistics.resumes == 0 && report.statistics.reuploads == 0
         guard case .committed(let version)? = report.outcome, report.runningAfter == version.description else {
             tally.withLock { $0.attempts += 1 }
@@ -163,17 +166,25 @@ struct OTARun: Sendable {
             t.eventually += 1
             if firstTry { t.firstTry += 1 }
         }
-        return report
     }
 
-    /// An update that counts as attempted but failed with an error before an outcome.
-    func counted(_ body: () async throws -> OTAReport) async throws -> OTAReport {
-        do { return try await body() } catch let error as CheckFailure {
+    /// An update that must commit (``expectCommitted(_:)``); one that fails with an error before an outcome counts
+    /// as attempted too.
+    func committedUpdate(
+        version: FirmwareVersion? = nil, signingKey: OTASigningKey? = nil, progress: (@Sendable (OTATransfer.Progress) async -> Void)? = nil,
+        activated: (@Sendable () async -> Void)? = nil
+    ) async throws -> OTAReport {
+        let report: OTAReport
+        do {
+            report = try await update(version: version, signingKey: signingKey, progress: progress, activated: activated)
+        } catch let error as CheckFailure {
             throw error
         } catch {
             tally.withLock { $0.attempts += 1 }
             throw CheckFailure("\(board.place): \(error)")
         }
+        try expectCommitted(report)
+        return report
     }
 
     /// The app's machine went `pairedConnected → firmwareUpdating` for the update and back to `pairedConnected`
