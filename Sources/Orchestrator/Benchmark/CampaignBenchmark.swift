@@ -26,7 +26,13 @@ public enum CampaignBenchmark {
         let cost = try ChildProcess.measure(
             executable, ["run", rig, "--out", out, "--quiet"] + extra, log: log, cores: cores)
         let after = Set((try? FileManager.default.contentsOfDirectory(atPath: out)) ?? [])
-        guard let name = after.subtracting(before).first else {
+        // The run's report directory; beside it the run may have created the history store (history.sqlite …).
+        let created = after.subtracting(before).filter { name in
+            var isDirectory: ObjCBool = false
+            let path = (out as NSString).appendingPathComponent(name)
+            return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
+        }
+        guard let name = created.first else {
             let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
             throw BenchmarkError("the run wrote no report directory (exit \(cost.status)): \(text.prefix(500))")
         }
