@@ -328,6 +328,19 @@ public final class VirtualBoard: AirPeripheral, @unchecked Sendable {
         after(delay, generation: generation, action)
     }
 
+    /// Runs `action` at `instant` (at once if it has passed), unless the board resets or loses power first.
+    ///
+    /// For an instant the model computed (a flash write's end): `after(now.duration(to: instant))` would count the
+    /// delay from a `now` read earlier, and on the wall clock time moves while the handler runs, so the timer would
+    /// fire late by however long the handler took since, and two such timers could fire out of order.
+    func at(_ instant: RigInstant, _ action: @escaping () -> Void) {
+        let boot = generation
+        sim.schedule(at: instant) { [weak self] in
+            guard let self, generation == boot else { return }
+            action()
+        }
+    }
+
     private func after(_ delay: Duration, generation boot: Int, _ action: @escaping () -> Void) {
         sim.schedule(after: delay) { [weak self] in
             guard let self, generation == boot else { return }

@@ -118,7 +118,7 @@ extension EspPointFirmware {
             "I", "OTA",
             "start size=\(start.size) fw=\(start.version) batch=\(start.effectiveBatch) window=\(start.window) "
                 + "erasing bank=\(ota.banks.targetName) (\(Int(erase.milliseconds)) ms)")
-        board.after(now.duration(to: ready)) { [weak self] in
+        board.at(ready) { [weak self] in
             guard let self, otaRun.epoch == epoch else { return }
             ota.banks.store([UInt8](repeating: 0xFF, count: size), in: region, at: 0)
             ota.record = OTAFlashState.Record(start: start, maxPayload: maxPayload, nextSeq: 0, crc: CRC32().value)
@@ -131,7 +131,7 @@ extension EspPointFirmware {
     private func answerStart(at ready: RigInstant, nextSeq: UInt32, maxPayload: Int) {
         guard let board else { return }
         let epoch = otaRun.epoch
-        board.after(board.sim.now.duration(to: ready)) { [weak self] in
+        board.at(ready) { [weak self] in
             guard let self, otaRun.epoch == epoch else { return }
             notifyOTA(.startResult(status: .ok, nextSeq: nextSeq, maxPayload: UInt16(maxPayload)))
         }
@@ -189,7 +189,7 @@ extension EspPointFirmware {
                 region: region, offset: offset, old: old, new: zip(old, frame.payload).map { $0 & $1 }, begin: begin,
                 end: done, eraseShare: 0, epoch: epoch),
             now: now)
-        board.after(now.duration(to: done)) { [weak self] in
+        board.at(done) { [weak self] in
             self?.programmed(frame, at: offset, epoch: epoch)
         }
         return nil
@@ -270,7 +270,7 @@ extension EspPointFirmware {
         let done = max(now, otaRun.flashBusyUntil) + Self.flashTiming.readDuration(length: size)
         otaRun.flashBusyUntil = done
         let epoch = otaRun.epoch
-        board.after(now.duration(to: done)) { [weak self] in
+        board.at(done) { [weak self] in
             guard let self, otaRun.epoch == epoch else { return }
             let status: OTA.FinishStatus
             if record.crc != record.start.crc32 {
