@@ -13,8 +13,8 @@ extension Blerig {
                 \(ExitStatus.table(exitStatuses))
                 """,
             subcommands: [
-                Campaign.self, Scale.self, HCIComparison.self, OTA.self, Sync.self, GatesBench.self, Reports.self,
-                HistoryInsert.self,
+                Campaign.self, Scale.self, HCIComparison.self, OTA.self, OTAFaults.self, Sync.self, SyncKills.self,
+                GatesBench.self, Reports.self, HistoryInsert.self,
             ],
             defaultSubcommand: Campaign.self)
 

@@ -75,6 +75,7 @@ extension Interop {
                     kill(-first.pid, SIGKILL)
                     let exit = await first.waitForExit(timeout: .seconds(10))
                     #expect(exit == .signalled(SIGKILL), "\(String(describing: exit))")
+                    await Self.drained(first)
                     let before = first.stdout.text
                     let killedAt = try #require(Self.progress(before).last)
                     #expect(killedAt.acknowledged < killedAt.frames, "the update finished before the kill")
@@ -86,6 +87,7 @@ extension Interop {
                     // The second restores, goes straight back to the board, resumes where it stands and commits.
                     let second = try Self.start(arguments, scope: scope)
                     let end = await second.waitForExit(timeout: .seconds(300))
+                    await Self.drained(second)
                     let output = second.stdout.text
                     #expect(end == .exited(0), "\(String(describing: end))\n\(output)\n\(second.stderr.text)")
                     #expect(output.contains("restoration: restored firmwareUpdating"), "\(output)")
@@ -114,6 +116,16 @@ extension Interop {
                 binary, arguments, stdout: try ProcessOutput(), stderr: try ProcessOutput())
             scope.track("blerig central", process.pid, marker: [], stop: { await process.stop() })
             return process
+        }
+
+        /// Waits up to 10 s for the reader to reach the end of the process's output: the exit is reaped apart from
+        /// the pipe, so the last lines (`update: committed …`) may still be on their way when `exit` is set.
+        static func drained(_ process: SupervisedProcess) async {
+            let clock = ContinuousClock()
+            let deadline = clock.now.advanced(by: .seconds(10))
+            while !(process.stdout.isFinished && process.stderr.isFinished), clock.now < deadline {
+                try? await clock.sleep(for: .milliseconds(5))
+            }
         }
 
         /// Waits up to 120 s for the process's output to satisfy `done`.

@@ -108,21 +108,39 @@ public struct OTASender: Sendable {
         }
     }
 
+    /// The frames in flight: the board's next_seq as last acknowledged, the next frame to send, and the geometry
+    /// START answered.
+    struct Window: Sendable, Hashable {
+        var maxPayload: Int
+        var frames: UInt32
+        var acked: UInt32
+        var nextToSend: UInt32
+    }
+
+    /// Where the update stands; each state carries what it needs.
     enum Phase: Sendable, Hashable {
-        case idle, starting, streaming, finishing, activating, verifying, checkingRollback, done
+        case idle
+        /// START is sent: waiting for its answer (the board erases first).
+        case starting
+        /// Frames flow within the window.
+        case streaming(Window)
+        /// FINISH is sent: the board reads the bank back.
+        case finishing
+        /// ACTIVATE is sent: waiting for the link to drop as the board reboots, then for the next session.
+        case activating
+        /// A session after the reboot: reading Firmware Revision.
+        case verifying
+        /// The board runs `running`, not the new image: STATUS says whether it rolled back.
+        case checkingRollback(running: String)
+        case done
     }
 
     public let image: Image
     public let options: Options
     private(set) var phase = Phase.idle
-    /// The board's next_seq as last acknowledged, and the next frame to send.
-    private(set) var acked: UInt32 = 0
-    private(set) var nextToSend: UInt32 = 0
-    private(set) var frames: UInt32 = 0
-    private(set) var maxPayload = 0
+    /// The frames acknowledged and the image's frame count, as of the last window (kept after streaming ends).
+    private var acknowledged: (acknowledged: UInt32, frames: UInt32) = (0, 0)
     private(set) var paused = false
-    /// Firmware Revision as read after the reboot.
-    private(set) var runningAfterReboot = ""
     private var retriesLeft: Int
     /// The link went down while frames were still to go: the next session resumes.
     private var interrupted = false
@@ -164,7 +182,7 @@ public struct OTASender: Sendable {
     }
 
     /// The frames the board has acknowledged and the image's frame count (0 of 0 before START is answered).
-    public var progress: (acknowledged: UInt32, frames: UInt32) { (acked, frames) }
+    public var progress: (acknowledged: UInt32, frames: UInt32) { acknowledged }
 
     public mutating func handle(_ event: Event) -> [Action] {
         switch (event, phase) {
@@ -175,11 +193,11 @@ public struct OTASender: Sendable {
             return []
         case (.resume, _):
             paused = false
-            return phase == .streaming ? pump() : []
+            return pump()
         case (.connected, .activating), (.connected, .verifying), (.connected, .checkingRollback):
             phase = .verifying
             return [.readFirmwareRevision]
-        case (.connected, _):
+        case (.connected, .idle), (.connected, .starting), (.connected, .streaming), (.connected, .finishing):
             if interrupted { statistics.resumes += 1 }
             interrupted = false
             phase = .starting
@@ -187,33 +205,35 @@ public struct OTASender: Sendable {
             return [.writeControl(startRequest), .waitForNotification]
         case (.linkDown, .activating), (.linkDown, .verifying), (.linkDown, .checkingRollback):
             return [.reconnect]
-        case (.linkDown, _):
+        case (.linkDown, .idle), (.linkDown, .starting), (.linkDown, .streaming), (.linkDown, .finishing):
             interrupted = phase != .idle
             return [.reconnect]
         case (.notification(let n), _):
             return handle(n)
-        case (.frameQueued, .streaming):
-            return pump()
         case (.frameQueued, _):
-            return []
+            return pump()
         case (.timeout, .activating):
             return fail(.unanswered("ACTIVATE: the board did not reboot"))
-        case (.timeout, _):
+        case (.timeout, .idle), (.timeout, .starting), (.timeout, .streaming), (.timeout, .finishing),
+            (.timeout, .verifying), (.timeout, .checkingRollback):
             statistics.timeouts += 1
             return retry()
         case (.firmwareRevision(let text), .verifying):
-            runningAfterReboot = text
             if text == image.version.description { return finish(.committed(image.version)) }
-            phase = .checkingRollback
+            phase = .checkingRollback(running: text)
             return [.writeControl(.status), .waitForNotification]
-        case (.firmwareRevision, _):
+        case (.firmwareRevision, .idle), (.firmwareRevision, .starting), (.firmwareRevision, .streaming),
+            (.firmwareRevision, .finishing), (.firmwareRevision, .activating), (.firmwareRevision, .checkingRollback):
             return []
         }
     }
 
+    /// Each notification where it belongs; elsewhere it is late (an ACK or NAK after the phase moved on, a result
+    /// of a request sent again): nothing to do but carry on.
     private mutating func handle(_ notification: OTA.Notification) -> [Action] {
-        switch (notification, phase) {
-        case let (.startResult(status, nextSeq, payload), .starting):
+        switch notification {
+        case let .startResult(status, nextSeq, payload):
+            guard phase == .starting else { return pump() }
             if status == .busy, retriesLeft > 0 {
                 // A START sent again after a silence meets the erase the first one started: its answer comes.
                 retriesLeft -= 1
@@ -221,44 +241,70 @@ public struct OTASender: Sendable {
             }
             guard status == .ok else { return fail(.startRefused(status)) }
             guard payload > 0 else { return fail(.protocolViolation("START answered max_payload 0")) }
-            maxPayload = Int(payload)
-            frames = OTA.frameCount(size: image.size, maxPayload: maxPayload)
+            let frames = OTA.frameCount(size: image.size, maxPayload: Int(payload))
             guard nextSeq <= frames else {
                 return fail(.protocolViolation("START answered next_seq \(nextSeq) for an image of \(frames) frames"))
             }
             statistics.lastStartSeq = nextSeq
             statistics.highWater = max(statistics.highWater, nextSeq)
-            acked = nextSeq
-            nextToSend = nextSeq
-            return acked == frames ? sendFinish() : stream()
-        case let (.ack(nextSeq), .streaming):
-            guard nextSeq <= frames, nextSeq <= UInt32(statistics.highWater) else {
+            let window = Window(maxPayload: Int(payload), frames: frames, acked: nextSeq, nextToSend: nextSeq)
+            acknowledged = (nextSeq, frames)
+            if nextSeq == frames { return sendFinish() }
+            phase = .streaming(window)
+            return pump()
+        case let .ack(nextSeq):
+            guard case var .streaming(window) = phase else { return pump() }
+            guard nextSeq <= window.frames, nextSeq <= statistics.highWater else {
                 let sent = statistics.highWater
                 return fail(
-                    .protocolViolation("ACK of next_seq \(nextSeq): only \(sent) of \(frames) frames were sent"))
+                    .protocolViolation("ACK of next_seq \(nextSeq): only \(sent) of \(window.frames) frames were sent"))
             }
-            acked = max(acked, nextSeq)
-            nextToSend = max(nextToSend, acked)
+            window.acked = max(window.acked, nextSeq)
+            window.nextToSend = max(window.nextToSend, window.acked)
+            acknowledged = (window.acked, window.frames)
             retriesLeft = options.retries
-            return acked == frames ? sendFinish() : pump()
-        case let (.nak(expected, reason), .streaming):
+            if window.acked == window.frames { return sendFinish() }
+            phase = .streaming(window)
+            return pump()
+        case let .nak(expected, reason):
+            guard case var .streaming(window) = phase else { return pump() }
             statistics.naks += 1
             statistics.naksByReason[reason.rawValue, default: 0] += 1
-            guard expected >= acked, expected <= frames else {
-                return fail(.protocolViolation("NAK expects frame \(expected), but \(acked) were acknowledged"))
+            guard expected >= window.acked, expected <= window.frames else {
+                return fail(.protocolViolation("NAK expects frame \(expected), but \(window.acked) were acknowledged"))
             }
-            nextToSend = min(nextToSend, expected)
+            window.nextToSend = min(window.nextToSend, expected)
+            phase = .streaming(window)
             return pump()
-        case let (.status(status), .streaming), let (.status(status), .starting):
-            // The answer to STATUS after a silence: continue from what the board holds, or START again.
-            if status.state == .receiving, status.size == image.size, status.crc32 == image.crc32, phase == .streaming {
-                acked = max(acked, status.nextSeq)
-                nextToSend = status.nextSeq
-                return pump()
+        case let .status(status):
+            switch phase {
+            case var .streaming(window):
+                // The answer to STATUS after a silence: continue from what the board holds, or START again.
+                if status.state == .receiving, status.size == image.size, status.crc32 == image.crc32 {
+                    window.acked = max(window.acked, status.nextSeq)
+                    window.nextToSend = status.nextSeq
+                    acknowledged = (window.acked, window.frames)
+                    phase = .streaming(window)
+                    return pump()
+                }
+                phase = .starting
+                return [.writeControl(startRequest), .waitForNotification]
+            case .starting:
+                return [.writeControl(startRequest), .waitForNotification]
+            case let .checkingRollback(running):
+                if status.state == .rolledBack { return finish(.rolledBack(running: running)) }
+                if status.state == .verified, status.size == image.size, status.crc32 == image.crc32, activations < 2 {
+                    // ACTIVATE never took effect (the link or the power went before otadata was written): again.
+                    activations += 1
+                    phase = .activating
+                    return [.writeControl(.activate), .waitForReboot]
+                }
+                return fail(.notActivated(running: running, state: status.state))
+            case .idle, .finishing, .activating, .verifying, .done:
+                return []
             }
-            phase = .starting
-            return [.writeControl(startRequest), .waitForNotification]
-        case let (.finishResult(status), .finishing):
+        case let .finishResult(status):
+            guard phase == .finishing else { return pump() }
             if status == .ok {
                 phase = .activating
                 return [.writeControl(.activate), .waitForReboot]
@@ -270,36 +316,20 @@ public struct OTASender: Sendable {
                 return [.writeControl(startRequest), .waitForNotification]
             }
             return fail(.finishFailed(status))
-        case let (.status(status), .checkingRollback):
-            if status.state == .rolledBack { return finish(.rolledBack(running: runningAfterReboot)) }
-            if status.state == .verified, status.size == image.size, status.crc32 == image.crc32, activations < 2 {
-                // ACTIVATE never took effect (the link or the power went before otadata was written): again.
-                activations += 1
-                phase = .activating
-                return [.writeControl(.activate), .waitForReboot]
-            }
-            return fail(.notActivated(running: runningAfterReboot, state: status.state))
-        default:
-            // A late ACK or NAK after the phase moved on, or a notification of another phase: nothing to do.
-            return phase == .streaming ? pump() : []
         }
     }
 
-    private mutating func stream() -> [Action] {
-        phase = .streaming
-        return pump()
-    }
-
-    /// The next frame if the window has room, else a wait.
+    /// The next frame if the window has room, else a wait; nothing outside streaming.
     private mutating func pump() -> [Action] {
-        guard phase == .streaming else { return [] }
-        let limit = min(UInt64(frames), UInt64(acked) + UInt64(options.window) * UInt64(options.batch))
-        guard !paused, UInt64(nextToSend) < limit else { return [.waitForNotification] }
-        let seq = nextToSend
-        nextToSend += 1
+        guard case var .streaming(window) = phase else { return [] }
+        let limit = min(UInt64(window.frames), UInt64(window.acked) + UInt64(options.window) * UInt64(options.batch))
+        guard !paused, UInt64(window.nextToSend) < limit else { return [.waitForNotification] }
+        let seq = window.nextToSend
+        window.nextToSend += 1
+        phase = .streaming(window)
         statistics.framesSent += 1
         if seq < statistics.highWater { statistics.framesResent += 1 } else { statistics.highWater = seq + 1 }
-        return [.sendFrame(seq: seq, maxPayload: maxPayload)]
+        return [.sendFrame(seq: seq, maxPayload: window.maxPayload)]
     }
 
     private mutating func sendFinish() -> [Action] {
@@ -316,7 +346,8 @@ public struct OTASender: Sendable {
                 case .starting: "START"
                 case .finishing: "FINISH"
                 case .checkingRollback: "STATUS after the reboot"
-                default: "STATUS while streaming"
+                case .verifying: "Firmware Revision after the reboot"
+                case .idle, .streaming, .activating, .done: "STATUS while streaming"
                 }
             return fail(.unanswered(what))
         }
@@ -325,7 +356,7 @@ public struct OTASender: Sendable {
         case .starting: return [.writeControl(startRequest), .waitForNotification]
         case .finishing: return [.writeControl(.finish), .waitForNotification]
         case .streaming, .checkingRollback: return [.writeControl(.status), .waitForNotification]
-        default: return []
+        case .idle, .activating, .verifying, .done: return []
         }
     }
 

@@ -33,6 +33,12 @@ protocol BoardFirmware: AnyObject, GATTServerApplication {
     /// the one to run).
     func bootloader(on board: VirtualBoard, reason: ConsoleLine.ResetReason)
 
+    /// False when the bootloader found nothing to start: the board prints no `BOOT` line and never comes up.
+    var bootable: Bool { get }
+
+    /// The power went: tear the flash write under way, if any; returns what was torn, for the record.
+    func powerLost() -> [String]
+
     /// The board finished booting and its GATT server is up: start timers, set initial values.
     func booted(on board: VirtualBoard, reason: ConsoleLine.ResetReason)
 
@@ -53,6 +59,8 @@ extension BoardFirmware {
     var bank: String? { nil }
     var maximumMTU: UInt16 { 247 }
     func bootloader(on board: VirtualBoard, reason: ConsoleLine.ResetReason) {}
+    var bootable: Bool { true }
+    func powerLost() -> [String] { [] }
     func connected(_ connection: GATTServer.ConnectionID) {}
     func disconnected(_ connection: GATTServer.ConnectionID) {}
     func consoleCommand(_ words: [Substring]) -> Bool { false }

@@ -38,6 +38,8 @@ public final class VirtualBoard: AirPeripheral, @unchecked Sendable {
     public static let consoleHistoryLimit = 4096
     /// True while the chip sits in its ROM bootloader waiting to be flashed (after a download-mode reset).
     public private(set) var inBootloader = false
+    /// The flash writes the last power loss tore (the region and how far it had got), for fault campaigns.
+    public private(set) var tornAtLastPowerLoss: [String] = []
     /// Told of every console line as it is printed.
     public var consoleListener: ((RigInstant, ConsoleLine) -> Void)?
 
@@ -87,6 +89,7 @@ public final class VirtualBoard: AirPeripheral, @unchecked Sendable {
     public func powerOff() {
         sim.assertIsolated()
         guard isPowered else { return }
+        tornAtLastPowerLoss = firmware.powerLost()
         halt()
         isPowered = false
         inBootloader = false
@@ -130,6 +133,8 @@ public final class VirtualBoard: AirPeripheral, @unchecked Sendable {
         bootStartedAt = sim.now
         let boot = generation
         firmware.bootloader(on: self, reason: reason)
+        // Nothing to start: the chip sits in its bootloader; no BOOT line, no advertising.
+        guard firmware.bootable else { return }
         var random = random("boot")
         let bootID = UInt32(truncatingIfNeeded: random.next())
         // The ROM bootloader prints within a few milliseconds of reset; the app is ready after its init.
@@ -321,6 +326,19 @@ public final class VirtualBoard: AirPeripheral, @unchecked Sendable {
     /// Runs `action` after `delay`, unless the board resets or loses power first.
     func after(_ delay: Duration, _ action: @escaping () -> Void) {
         after(delay, generation: generation, action)
+    }
+
+    /// Runs `action` at `instant` (at once if it has passed), unless the board resets or loses power first.
+    ///
+    /// For an instant the model computed (a flash write's end): `after(now.duration(to: instant))` would count the
+    /// delay from a `now` read earlier, and on the wall clock time moves while the handler runs, so the timer would
+    /// fire late by however long the handler took since, and two such timers could fire out of order.
+    func at(_ instant: RigInstant, _ action: @escaping () -> Void) {
+        let boot = generation
+        sim.schedule(at: instant) { [weak self] in
+            guard let self, generation == boot else { return }
+            action()
+        }
     }
 
     private func after(_ delay: Duration, generation boot: Int, _ action: @escaping () -> Void) {

@@ -1,3 +1,4 @@
+import BLECore
 import DeviceProfiles
 
 /// SPI NOR flash timing, from the Winbond W25Q128JV datasheet's AC Electrical Characteristics table, the
@@ -44,66 +45,141 @@ struct FlashTiming: Sendable, Hashable {
 /// The esp-point's two app banks (ESP-IDF's `ota_0` and `ota_1` partitions) and `otadata`, which says which one
 /// boots. Flash: all of it survives resets and power loss.
 ///
-/// Bank contents are modelled byte for byte only for the bank an update writes: the factory image is not
-/// materialised (nothing reads it), so the model costs the image size in memory, once.
+/// Each bank holds image bytes and a descriptor (ESP-IDF's image header and appended hash, reduced to size, CRC-32
+/// and version): the bootloader starts a bank only when its descriptor is intact and the bytes match its CRC
+/// (``bootableImage(in:)``). The factory image in bank A is a small one (``factoryImageSize`` bytes): only its
+/// integrity matters to the model. A bank's bytes beyond what was ever written read as erased (0xFF).
 struct FlashBanks: Sendable {
     /// The size of each app partition: 12 MiB, as on a 32 MB module (ESP32-S3-WROOM-2-N32R8V) with two OTA slots.
     static let bankCapacity = 12 * 1_048_576
     static let names = ["A", "B"]
+    static let factoryImageSize = 4_096
 
-    /// The firmware each bank holds once written and verified (nil while empty or being written).
-    var firmware: [FirmwareVersion?]
-    /// The bank the bootloader starts.
+    /// What a bank's descriptor says about its image.
+    struct Descriptor: Sendable, Hashable {
+        var size: UInt32
+        var crc32: UInt32
+        var version: FirmwareVersion
+
+        static let magic: UInt32 = 0xE9_0A_7A_5E
+        static let length = 20
+
+        /// `magic u32, size u32, crc32 u32, major u8, minor u8, patch u16, crc32 of the 16 bytes before u32`.
+        var encoded: [UInt8] {
+            var bytes = le32(Self.magic) + le32(size) + le32(crc32)
+            bytes += [version.major, version.minor, UInt8(version.patch & 0xFF), UInt8(version.patch >> 8)]
+            return bytes + le32(CRC32.checksum(bytes))
+        }
+
+        /// Nil for an erased or torn descriptor.
+        init?(decoding bytes: [UInt8]) {
+            guard bytes.count >= Self.length, read32(bytes, 0) == Self.magic,
+                CRC32.checksum(bytes[0..<16]) == read32(bytes, 16)
+            else { return nil }
+            size = read32(bytes, 4)
+            crc32 = read32(bytes, 8)
+            version = FirmwareVersion(bytes[12], bytes[13], UInt16(bytes[14]) | UInt16(bytes[15]) << 8)
+        }
+
+        init(size: UInt32, crc32: UInt32, version: FirmwareVersion) {
+            self.size = size
+            self.crc32 = crc32
+            self.version = version
+        }
+    }
+
+    struct Bank: Sendable {
+        var bytes: [UInt8] = []
+        var descriptor = [UInt8](repeating: 0xFF, count: Descriptor.length)
+    }
+
+    private(set) var banks = [Bank(), Bank()]
+    /// `otadata`: which bank the bootloader picks.
+    var otadata = OTAData()
+    /// The bank the bootloader started this boot.
     var running = 0
-    /// `otadata` names the other bank as "pending verify": the next boot tries it once.
-    var pending: (bank: Int, version: FirmwareVersion)?
-    /// The pending bank was booted and has not confirmed itself yet (a boot that finds this rolls back).
-    var pendingAttempted = false
-    /// The bytes of the bank an update writes, erased (0xFF) where not yet programmed.
-    private(set) var image: [UInt8] = []
-    /// How far the bank's image region was erased.
-    private(set) var erasedLength = 0
 
-    init(factory: FirmwareVersion) { firmware = [factory, nil] }
+    /// Bank A holds the factory image `factory`, bank B is erased, `otadata` is blank (so A boots).
+    init(factory: FirmwareVersion) {
+        var random = SeededRandom(seed: 0xFAC7_0123)
+        let image = (0..<Self.factoryImageSize).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+        banks[0].bytes = image
+        banks[0].descriptor =
+            Descriptor(size: UInt32(image.count), crc32: CRC32.checksum(image), version: factory).encoded
+    }
 
     var target: Int { 1 - running }
     var runningName: String { Self.names[running] }
     var targetName: String { Self.names[target] }
 
-    /// Erases the target bank's first `length` bytes (the update's region); the bank no longer holds a firmware.
-    mutating func eraseTarget(length: Int) {
-        firmware[target] = nil
-        image = [UInt8](repeating: 0xFF, count: length)
-        erasedLength = length
+    /// The image of `bank` if the bootloader would start it: an intact descriptor and bytes that match its CRC.
+    func bootableImage(in bank: Int) -> Descriptor? {
+        guard let descriptor = Descriptor(decoding: banks[bank].descriptor) else { return nil }
+        let size = Int(descriptor.size)
+        guard size <= Self.bankCapacity, CRC32.checksum(read(bank, 0..<size)) == descriptor.crc32 else { return nil }
+        return descriptor
     }
 
-    /// Erases the target from the sector holding `offset` to the end of the region, keeping the bytes before
-    /// `offset` (read back into RAM, erased, programmed again): what resuming mid-sector needs, since NOR flash
-    /// can only be programmed once between erases. Returns the bytes erased.
-    mutating func eraseTarget(from offset: Int, sectorSize: Int) -> Int {
-        let start = offset / sectorSize * sectorSize
-        guard start < image.count else { return 0 }
-        for i in offset..<image.count { image[i] = 0xFF }
-        return image.count - start
-    }
+    // MARK: Raw flash
 
-    /// Programs `bytes` at `offset`. NOR programming only clears bits: programming over data ANDs it.
-    mutating func program<C: Collection<UInt8>>(_ bytes: C, at offset: Int) {
-        var i = offset
-        for byte in bytes where i < image.count {
-            image[i] &= byte
-            i += 1
+    /// The bytes of `region` at `range`, erased (0xFF) where never written.
+    func read(_ region: FlashOperation.Region, _ range: Range<Int>) -> [UInt8] {
+        switch region {
+        case let .bank(bank): read(bank, range)
+        case let .descriptor(bank): Array(banks[bank].descriptor[range.clamped(to: 0..<Descriptor.length)])
+        case let .otadata(sector): Array(otadata.sectors[sector][range.clamped(to: 0..<OTAData.Entry.size)])
         }
     }
 
-    /// Flips one bit of the written image (a worn cell, a disturbed page): verify then fails.
-    mutating func corrupt(at offset: Int) {
-        guard offset < image.count else { return }
-        image[offset] ^= 0x10
+    /// Sets the bytes of `region` from `offset` (what an erase, a program or a tear leaves there).
+    mutating func store(_ bytes: [UInt8], in region: FlashOperation.Region, at offset: Int) {
+        switch region {
+        case let .bank(bank):
+            let end = offset + bytes.count
+            if banks[bank].bytes.count < end {
+                banks[bank].bytes += [UInt8](repeating: 0xFF, count: end - banks[bank].bytes.count)
+            }
+            banks[bank].bytes.replaceSubrange(offset..<end, with: bytes)
+        case let .descriptor(bank):
+            banks[bank].descriptor.replaceSubrange(offset..<(offset + bytes.count), with: bytes)
+        case let .otadata(sector):
+            otadata.sectors[sector].replaceSubrange(offset..<(offset + bytes.count), with: bytes)
+        }
     }
 
-    /// The CRC-32 of the image's first `length` bytes as read back from flash.
-    func crc(length: Int) -> UInt32 { CRC32.checksum(image.prefix(length)) }
+    private func read(_ bank: Int, _ range: Range<Int>) -> [UInt8] {
+        let stored = banks[bank].bytes
+        let inside = range.clamped(to: 0..<stored.count)
+        var bytes = Array(stored[inside])
+        if bytes.count < range.count { bytes += [UInt8](repeating: 0xFF, count: range.count - bytes.count) }
+        return bytes
+    }
 
-    func bytes(_ range: Range<Int>) -> ArraySlice<UInt8> { image[range.clamped(to: 0..<image.count)] }
+    // MARK: The update's bank
+
+    /// Programs `bytes` at `offset` of the target. NOR programming only clears bits: programming over data ANDs it.
+    mutating func program<C: Collection<UInt8>>(_ bytes: C, at offset: Int) {
+        let current = read(target, offset..<(offset + bytes.count))
+        store(zip(current, bytes).map { $0 & $1 }, in: .bank(target), at: offset)
+    }
+
+    /// Flips one bit of the target's image (a worn cell, a disturbed page): verify then fails.
+    mutating func corrupt(at offset: Int) {
+        guard offset < banks[target].bytes.count else { return }
+        banks[target].bytes[offset] ^= 0x10
+    }
+
+    /// The CRC-32 of the target's first `length` bytes as read back from flash.
+    func crc(length: Int) -> UInt32 { CRC32.checksum(read(target, 0..<length)) }
+
+    func bytes(_ range: Range<Int>) -> ArraySlice<UInt8> { read(target, range)[...] }
+
+    /// How many bytes of the target were ever written (its materialised length).
+    var targetExtent: Int { banks[target].bytes.count }
+}
+
+private func le32(_ value: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
+
+private func read32(_ bytes: [UInt8], _ at: Int) -> UInt32 {
+    (0..<4).reduce(0) { $0 | UInt32(bytes[at + $1]) << (8 * $1) }
 }

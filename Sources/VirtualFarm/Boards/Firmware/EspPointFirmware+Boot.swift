@@ -5,48 +5,79 @@ import DeviceProfiles
 /// into the new bank as "pending verify"; if it passes its self-test it is committed, otherwise the bootloader rolls
 /// back), and the OTA console commands of the test firmware.
 ///
-/// The bootloader always keeps a bootable bank: `otadata` names a pending bank only once its image is verified, a
-/// pending bank boots once, and a boot that finds it already tried and never confirmed (power lost during the
-/// self-test, a crash) rolls back to the bank that ran before.
+/// The bootloader reads `otadata` (``OTAData``: two sectors, the intact bootable entry with the highest sequence
+/// wins) and checks the chosen bank's image against its descriptor before starting it (``FlashBanks``). An entry in
+/// state `new` is rewritten "pending verify" and boots once; one found still pending (power lost during the
+/// self-test, a crash) is rewritten "aborted" and the other bank boots; a bank whose image fails its check is marked
+/// invalid and the other bank boots. A board with no intact image in either bank does not boot at all (no `BOOT`
+/// line): that is a bricked board, which the model must never reach.
 extension EspPointFirmware {
+    /// Sector erase and page program of one `otadata` sector.
+    static var otadataWrite: Duration { flashTiming.sectorErase + flashTiming.pageProgram }
+
     /// The second-stage bootloader picks the bank before the app's `BOOT` line.
     func bootloader(on board: VirtualBoard, reason: ConsoleLine.ResetReason) {
         self.board = board
-        if let pending = ota.banks.pending {
-            if ota.banks.pendingAttempted {
-                ota.banks.pending = nil
-                ota.banks.pendingAttempted = false
-                ota.banks.firmware[pending.bank] = nil
-                ota.banks.running = 1 - pending.bank
+        if let active = ota.banks.otadata.active {
+            switch active.entry.state {
+            case .new:
+                rewriteOTAData(sector: active.sector, to: .pendingVerify)
+            case .pendingVerify:
+                rewriteOTAData(sector: active.sector, to: .aborted)
                 ota.outcome = .rolledBack
-                board.print(.otaRollback(bank: ota.banks.runningName, reason: "unconfirmed"))
-            } else {
-                ota.banks.pendingAttempted = true
-                ota.banks.running = pending.bank
+                rollback(from: active.entry.bank, reason: "unconfirmed")
+            default:
+                break
             }
         }
-        version = ota.banks.firmware[ota.banks.running] ?? version
+        var chosen = ota.banks.otadata.selectedBank
+        if ota.banks.bootableImage(in: chosen) == nil {
+            if let active = ota.banks.otadata.active, active.entry.bank == chosen {
+                rewriteOTAData(sector: active.sector, to: .invalid)
+            }
+            ota.outcome = .rolledBack
+            rollback(from: chosen, reason: "invalid-image")
+            chosen = 1 - chosen
+        }
+        guard let image = ota.banks.bootableImage(in: chosen) else {
+            bootable = false
+            board.print(.other("E boot: no bootable app image in bank A or B: the board cannot start"))
+            return
+        }
+        bootable = true
+        ota.banks.running = chosen
+        version = image.version
         bank = ota.banks.runningName
+    }
+
+    private func rollback(from bank: Int, reason: String) {
+        board?.print(.otaRollback(bank: FlashBanks.names[1 - bank], reason: reason))
+    }
+
+    /// Rewrites the entry of an `otadata` sector with `state`, in place (a sector erase and a page program).
+    func rewriteOTAData(sector: Int, to state: OTAData.State) {
+        guard let bytes = ota.banks.otadata.rewriting(sector: sector, to: state) else { return }
+        flashWrite(bytes, to: .otadata(sector), at: 0, taking: Self.otadataWrite, erasing: true)
     }
 
     /// The app's self-test, early in its init: a pending image commits or rolls back. Returns false when the board
     /// is resetting into the old bank.
     func selfTestIfPending(on board: VirtualBoard) -> Bool {
-        guard let pending = ota.banks.pending, pending.bank == ota.banks.running else { return true }
-        ota.banks.pending = nil
-        ota.banks.pendingAttempted = false
+        guard let active = ota.banks.otadata.active, active.entry.state == .pendingVerify,
+            active.entry.bank == ota.banks.running
+        else { return true }
         if ota.faults.selfTest {
             ota.faults.selfTest = false
-            ota.banks.firmware[pending.bank] = nil
-            ota.banks.running = 1 - pending.bank
+            rewriteOTAData(sector: active.sector, to: .invalid)
             ota.outcome = .rolledBack
-            board.log("E", "OTA", "self-test failed: fw=\(pending.version)")
-            board.print(.otaRollback(bank: ota.banks.runningName, reason: "selftest"))
+            board.log("E", "OTA", "self-test failed: fw=\(version)")
+            rollback(from: active.entry.bank, reason: "selftest")
             board.reset(.software)
             return false
         }
+        rewriteOTAData(sector: active.sector, to: .valid)
         ota.outcome = .committed
-        board.print(.otaCommitted(bank: ota.banks.runningName, firmware: pending.version))
+        board.print(.otaCommitted(bank: ota.banks.runningName, firmware: version))
         return true
     }
 

@@ -84,8 +84,7 @@ extension EspPointFirmware {
             record.start.window = start.window
             ota.record = record
             let offset = Int(record.nextSeq) * record.maxPayload
-            let erased = record.verified ? 0 : ota.banks.eraseTarget(from: offset, sectorSize: timing.sectorSize)
-            let ready = now + timing.eraseDuration(offset: offset, length: erased)
+            let ready = record.verified ? now : eraseTarget(from: offset, to: Int(record.start.size))
             (otaRun.expectedSeq, otaRun.flashedSeq) = (record.nextSeq, record.nextSeq)
             otaRun.crc = CRC32(resumingFrom: record.crc)
             otaRun.flashBusyUntil = ready
@@ -103,13 +102,25 @@ extension EspPointFirmware {
         let ready = now + erase
         otaRun.flashBusyUntil = ready
         let epoch = otaRun.epoch
+        // The image header goes first (it is in the first sector): the bank stops being bootable at once. The rest
+        // of the region is erased by `ready`; a power loss before then leaves it part erased.
+        let region = FlashOperation.Region.bank(ota.banks.target)
+        let size = Int(start.size)
+        flashWrite(
+            [UInt8](repeating: 0xFF, count: FlashBanks.Descriptor.length), to: .descriptor(ota.banks.target), at: 0,
+            taking: timing.sectorErase, erasing: true)
+        ota.inFlight.add(
+            FlashOperation(
+                region: region, offset: 0, old: ota.banks.read(region, 0..<size),
+                new: [UInt8](repeating: 0xFF, count: size), begin: now, end: ready, eraseShare: 1, epoch: epoch),
+            now: now)
         board.log(
             "I", "OTA",
             "start size=\(start.size) fw=\(start.version) batch=\(start.effectiveBatch) window=\(start.window) "
                 + "erasing bank=\(ota.banks.targetName) (\(Int(erase.milliseconds)) ms)")
-        board.after(now.duration(to: ready)) { [weak self] in
+        board.at(ready) { [weak self] in
             guard let self, otaRun.epoch == epoch else { return }
-            ota.banks.eraseTarget(length: Int(start.size))
+            ota.banks.store([UInt8](repeating: 0xFF, count: size), in: region, at: 0)
             ota.record = OTAFlashState.Record(start: start, maxPayload: maxPayload, nextSeq: 0, crc: CRC32().value)
             (otaRun.expectedSeq, otaRun.flashedSeq, otaRun.crc) = (0, 0, CRC32())
             notifyOTA(.startResult(status: .ok, nextSeq: 0, maxPayload: UInt16(maxPayload)))
@@ -120,7 +131,7 @@ extension EspPointFirmware {
     private func answerStart(at ready: RigInstant, nextSeq: UInt32, maxPayload: Int) {
         guard let board else { return }
         let epoch = otaRun.epoch
-        board.after(board.sim.now.duration(to: ready)) { [weak self] in
+        board.at(ready) { [weak self] in
             guard let self, otaRun.epoch == epoch else { return }
             notifyOTA(.startResult(status: .ok, nextSeq: nextSeq, maxPayload: UInt16(maxPayload)))
         }
@@ -171,7 +182,14 @@ extension EspPointFirmware {
         let done = begin + Self.flashTiming.programDuration(offset: offset, length: length)
         otaRun.flashBusyUntil = done
         let epoch = otaRun.epoch
-        board.after(now.duration(to: done)) { [weak self] in
+        let region = FlashOperation.Region.bank(ota.banks.target)
+        let old = ota.banks.read(region, offset..<(offset + length))
+        ota.inFlight.add(
+            FlashOperation(
+                region: region, offset: offset, old: old, new: zip(old, frame.payload).map { $0 & $1 }, begin: begin,
+                end: done, eraseShare: 0, epoch: epoch),
+            now: now)
+        board.at(done) { [weak self] in
             self?.programmed(frame, at: offset, epoch: epoch)
         }
         return nil
@@ -207,8 +225,7 @@ extension EspPointFirmware {
             // The page program failed: everything queued after it is void; the sector is erased again from the
             // frame's offset and the central resends from it.
             otaRun.epoch += 1
-            let erased = ota.banks.eraseTarget(from: offset, sectorSize: Self.flashTiming.sectorSize)
-            otaRun.flashBusyUntil = board.sim.now + Self.flashTiming.eraseDuration(offset: offset, length: erased)
+            otaRun.flashBusyUntil = eraseTarget(from: offset, to: Int(record.start.size))
             otaRun.expectedSeq = frame.seq
             if otaRun.connection != nil { nak(frame.seq, .flashWrite, "page program failed at offset \(offset)") }
             return
@@ -253,7 +270,7 @@ extension EspPointFirmware {
         let done = max(now, otaRun.flashBusyUntil) + Self.flashTiming.readDuration(length: size)
         otaRun.flashBusyUntil = done
         let epoch = otaRun.epoch
-        board.after(now.duration(to: done)) { [weak self] in
+        board.at(done) { [weak self] in
             guard let self, otaRun.epoch == epoch else { return }
             let status: OTA.FinishStatus
             if record.crc != record.start.crc32 {
@@ -268,7 +285,11 @@ extension EspPointFirmware {
             if status == .ok {
                 record.verified = true
                 ota.record = record
-                ota.banks.firmware[ota.banks.target] = record.start.version
+                let descriptor = FlashBanks.Descriptor(
+                    size: record.start.size, crc32: record.start.crc32, version: record.start.version)
+                flashWrite(
+                    descriptor.encoded, to: .descriptor(ota.banks.target), at: 0,
+                    taking: Self.flashTiming.pageProgram, erasing: false)
                 ota.last = (record.start.size, record.start.crc32)
                 self.board?.log(
                     "I", "OTA", "finish ok: bank=\(ota.banks.targetName) fw=\(record.start.version) verified")
@@ -299,18 +320,77 @@ extension EspPointFirmware {
         }
         guard !otaRun.activating else { return nil }
         otaRun.activating = true
-        let timing = Self.flashTiming
-        let otadata = timing.sectorErase + timing.pageProgram
         board.log("I", "OTA", "activate bank=\(ota.banks.targetName) fw=\(record.start.version)")
-        // Power lost before otadata is written leaves the old entry valid: the old bank boots, the verified image
-        // waits for another ACTIVATE.
-        board.after(otadata) { [weak self] in
+        // The new entry goes to the sector that does not hold the active one: power lost while it is written tears
+        // only that sector, so the old entry still boots the old bank and the verified image waits for another
+        // ACTIVATE (the record is dropped only once the write is done).
+        let (sector, entry) = ota.banks.otadata.switching(to: ota.banks.target)
+        flashWrite(entry, to: .otadata(sector), at: 0, taking: Self.otadataWrite, erasing: true)
+        board.after(Self.otadataWrite) { [weak self] in
             guard let self else { return }
-            ota.banks.pending = (ota.banks.target, record.start.version)
-            ota.banks.pendingAttempted = false
             ota.record = nil
             self.board?.after(Self.rebootDelay) { [weak self] in self?.board?.reset(.software) }
         }
         return nil
+    }
+
+    // MARK: Flash writes and power loss
+
+    /// Writes `bytes` to `region` at `offset` now and keeps the write as under way for `duration`: a power loss
+    /// before it ends tears it (``powerLost()``). `erasing`: a sector erase comes first.
+    func flashWrite(
+        _ bytes: [UInt8], to region: FlashOperation.Region, at offset: Int, taking duration: Duration, erasing: Bool
+    ) {
+        guard let board else { return }
+        let now = board.sim.now
+        let old = ota.banks.read(region, offset..<(offset + bytes.count))
+        ota.banks.store(bytes, in: region, at: offset)
+        let share = erasing ? min(1, Self.flashTiming.sectorErase / duration) : 0
+        ota.inFlight.add(
+            FlashOperation(
+                region: region, offset: offset, old: old, new: bytes, begin: now, end: now + duration,
+                eraseShare: share, epoch: nil),
+            now: now)
+    }
+
+    /// Erases the target from the sector holding `offset` to `end`, keeping the bytes before `offset` (read into
+    /// RAM, erased with their sector, programmed again): what resuming mid-sector needs, since NOR flash is
+    /// programmed once between erases. Until it ends, a power loss loses the kept bytes with the RAM copy. Returns
+    /// when the flash is ready.
+    func eraseTarget(from offset: Int, to end: Int) -> RigInstant {
+        let timing = Self.flashTiming
+        let now = board?.sim.now ?? .origin
+        // Every frame persisted (the last one is short, so next_seq × max_payload passes the end): nothing to erase.
+        guard offset < end else { return max(now, otaRun.flashBusyUntil) }
+        let start = offset / timing.sectorSize * timing.sectorSize
+        let region = FlashOperation.Region.bank(ota.banks.target)
+        var bytes = ota.banks.read(region, start..<end)
+        for i in (offset - start)..<bytes.count { bytes[i] = 0xFF }
+        let erase = timing.eraseDuration(offset: start, length: end - start)
+        let program = timing.programDuration(offset: start, length: offset - start)
+        let begin = max(now, otaRun.flashBusyUntil)
+        let old = ota.banks.read(region, start..<end)
+        ota.banks.store(bytes, in: region, at: start)
+        ota.inFlight.add(
+            FlashOperation(
+                region: region, offset: start, old: old, new: bytes, begin: begin, end: begin + erase + program,
+                eraseShare: erase / (erase + program), epoch: nil),
+            now: now)
+        return begin + erase + program
+    }
+
+    /// The power went: the flash write under way (if any) is torn where it stood. Returns what was torn.
+    func powerLost() -> [String] {
+        guard let board else { return [] }
+        let now = board.sim.now
+        var random = board.random("power-loss")
+        var torn: [String] = []
+        for operation in ota.inFlight.interrupted(at: now) {
+            if let epoch = operation.epoch, epoch != otaRun.epoch { continue }
+            let fraction = operation.begin.duration(to: now) / operation.begin.duration(to: operation.end)
+            ota.banks.store(operation.torn(at: fraction, random: &random), in: operation.region, at: operation.offset)
+            torn.append("\(operation.region) at \(Int(fraction * 100)) %")
+        }
+        return torn
     }
 }

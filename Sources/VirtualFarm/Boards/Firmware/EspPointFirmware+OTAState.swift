@@ -31,6 +31,8 @@ struct OTAFlashState: Sendable {
     /// Faults armed from the console (test firmware only: `ota-fault`), kept in flash so that a self-test fault
     /// survives the reboot into the new image.
     var faults = OTAFaults()
+    /// The flash writes under way or queued (the flash chip's, not the app's: a reset does not stop them).
+    var inFlight = FlashOperations()
 
     init(factory: FirmwareVersion) { banks = FlashBanks(factory: factory) }
 }

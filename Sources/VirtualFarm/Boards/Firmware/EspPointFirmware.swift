@@ -19,6 +19,8 @@ final class EspPointFirmware: BoardFirmware {
     /// The running bank's firmware; the bootloader sets both at every boot.
     var version: FirmwareVersion
     var bank: String? = "A"
+    /// The bootloader found an intact image to start (false: the board is bricked, see `+Boot`).
+    var bootable = true
     /// The ROM and second-stage bootloaders, the app's init, NimBLE's host sync.
     let bootDuration: Duration = .milliseconds(350)
     /// ESP-IDF's largest local MTU.

@@ -1,0 +1,36 @@
+import Foundation
+import Radios
+import Testing
+
+@testable import Benches
+
+extension Interop {
+    /// The short form of `blerig bench sync-kills`: the real `blerig sync-agent` process killed with SIGKILL at 50
+    /// random instants (uniform over a sync, not at named steps), restarted each time on the same queue; the ingest
+    /// then holds every reading exactly once.
+    @Suite("sync survives random SIGKILLs")
+    struct SyncKillCampaignTests {
+        @Test("50 SIGKILLs at random instants during sync, restarted each time: zero lost, zero duplicates")
+        func fiftyRandomKills() async throws {
+            let binary = SyncCrash.binary
+            try #require(
+                FileManager.default.isExecutableFile(atPath: binary), "\(binary) is missing: swift build --build-tests")
+            let scratch = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "blerig-sync-kills-\(UUID().uuidString)"
+            ).path
+            try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(atPath: scratch) }
+            var rootcanal = RootcanalProcess.Options()
+            rootcanal.launcher = .python(try InteropEnvironment.venv().python)
+            let result = try await SyncKillCampaign.run(
+                SyncKillCampaign.Options(kills: 50, seed: 16, binary: binary, scratch: scratch), rootcanal: rootcanal)
+            #expect(result.kills == 50)
+            #expect(result.lost.isEmpty, "lost: \(result.lost.prefix(10))")
+            #expect(result.duplicates == 0)
+            #expect(result.unexpected == 0)
+            #expect(result.pendingInQueue == 0 && result.deadLetters == 0)
+            #expect(result.readings == 3 * 20 + 3 * 200 + 20 + 20 * (result.kills + result.finishedFirst))
+            print("sync kill campaign (50): " + result.lines.joined(separator: " | "))
+        }
+    }
+}
