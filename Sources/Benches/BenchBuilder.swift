@@ -11,9 +11,10 @@ import VirtualFarm
 /// BoardControl's serial ports and hub ports for real boards), and the orchestrator knows none of them: it sees
 /// ``BenchLauncher`` and the capability protocols only.
 public struct BenchBuilder: BenchFactory {
-    /// With `airs: per_radio`, how many airs are simulated at once: nil for all of them, unless
+    /// With `airs: per_radio`, how many airs are simulated at once: one per core this process may run on (more
+    /// threads than cores only preempt each other while they hold the run's shared locks), unless
     /// `BLERIG_PARALLEL_AIRS=N` says N (for comparing a run on one thread with the same run on several, which must
-    /// agree).
+    /// agree). nil: all of them.
     public var parallelAirs: Int?
 
     public init(parallelAirs: Int? = Self.parallelAirsFromEnvironment) { self.parallelAirs = parallelAirs }
@@ -60,6 +61,7 @@ public struct BenchBuilder: BenchFactory {
 
     public static var parallelAirsFromEnvironment: Int? {
         ProcessInfo.processInfo.environment["BLERIG_PARALLEL_AIRS"].flatMap { Int($0) }.flatMap { $0 > 0 ? $0 : nil }
+            ?? MachineLoad.affinityCores
     }
 
     /// The resets a board's serial wiring can do.

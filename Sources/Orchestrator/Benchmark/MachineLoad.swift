@@ -15,8 +15,21 @@ public struct MachineLoad: Sendable, Hashable {
         let text = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? ""
         let averages = text.split(separator: " ").prefix(3).compactMap { Double($0) }
         return MachineLoad(
-            usableCores: ProcessInfo.processInfo.activeProcessorCount,
+            usableCores: affinityCores,
             onlineCores: ProcessInfo.processInfo.processorCount, loadAverages: averages)
+    }
+
+    /// The cores in this process's affinity mask (`taskset -c 0` gives 1); Foundation's `activeProcessorCount`
+    /// counts every online core whatever the mask.
+    public static var affinityCores: Int {
+        // `Cpus_allowed:` in /proc/self/status is the mask as hex words (`ffffffff,ffffffff` on many cores).
+        let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+        guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Cpus_allowed:") }) else {
+            return ProcessInfo.processInfo.activeProcessorCount
+        }
+        let mask = line.dropFirst("Cpus_allowed:".count).filter { $0 != "," && !$0.isWhitespace }
+        let count = mask.reduce(0) { $0 + (Int(String($1), radix: 16)?.nonzeroBitCount ?? 0) }
+        return count > 0 ? count : ProcessInfo.processInfo.activeProcessorCount
     }
 
     /// `machine: 2 of 2 cores usable, load average 3.10 2.50 1.90`

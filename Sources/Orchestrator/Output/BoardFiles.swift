@@ -51,7 +51,8 @@ final class CaptureFiles: CaptureSink {
         let board = peer.flatMap { peer in owners.withLock { $0[peer] } }.flatMap { byBoard[$0] }
         let whole = byRadio[radio]
         guard board != nil || whole != nil else { return }
-        let bytes = writer.withLock { $0.recordBytes(packet, direction: direction, at: at) }
+        // Encoded outside the lock (the writer is a value): radios on every core record at once.
+        let bytes = writer.withLock { $0 }.recordBytes(packet, direction: direction, at: at)
         for file in [board, whole].compactMap(\.self) {
             do { try file.append(bytes) } catch { failed(error) }
         }

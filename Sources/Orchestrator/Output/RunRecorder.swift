@@ -18,7 +18,6 @@ final class RunRecorder: Sendable {
 
     private struct State {
         var builder = RunResultBuilder(timelineLimit: RunRecorder.timelineLimit)
-        let encoder = RunEvent.lineEncoder()
         var events = 0
     }
 
@@ -36,11 +35,12 @@ final class RunRecorder: Sendable {
     /// Records an event. A test's end flushes the log, so what finished is on disk (moments later, on the writer's
     /// thread, when the log has one: a check may end on the thread that reads a controller).
     func emit(_ event: RunEvent) {
-        let line: String? = state.withLock { state in
+        state.withLock { state in
             state.builder.take(event)
             state.events += 1
-            return try? event.jsonLine(using: state.encoder)
         }
+        // Encoded outside the lock: with an air per radio, boards on every core emit at once.
+        let line = try? event.jsonLine(using: RunEvent.lineEncoder())
         do {
             if let line { try log.append(Array((line + "\n").utf8)) }
             switch event {
