@@ -29,8 +29,24 @@ extension Interop {
             #expect(result.duplicates == 0)
             #expect(result.unexpected == 0)
             #expect(result.pendingInQueue == 0 && result.deadLetters == 0)
+            // Every agent that ended before its kill instant synced: a board that stopped answering would make
+            // them fail on their own and the kills land on agents only scanning for it.
+            #expect(result.failedAlone == 0)
             #expect(result.readings == 3 * 20 + 3 * 200 + 20 + 20 * (result.kills + result.finishedFirst))
             print("sync kill campaign (50): " + result.lines.joined(separator: " | "))
+        }
+
+        @Test("the board's link count is read from its status line")
+        func linkCountFromStatus() {
+            let links = LinkCount()
+            links.take("[1234] I/SYS: status fw=1.4.2 uptime_ms=1234 connected=2")
+            #expect(links.count == 2)
+            links.take("[1240] I/SYNC: upload connected=9")
+            #expect(links.count == 2)
+            links.clear()
+            #expect(links.count == nil)
+            links.take("[1250] I/SYS: status fw=1.4.2 uptime_ms=1250 connected=0")
+            #expect(links.count == 0)
         }
     }
 }

@@ -2,6 +2,7 @@ import BLECore
 import BenchCore
 import CentralStack
 import Foundation
+import Synchronization
 import IngestServer
 import Radios
 import VirtualFarm
@@ -42,6 +43,11 @@ public enum SyncKillCampaign {
         public var killedAfter: [String: Int] = [:]
         /// Agents that finished before their kill instant (no kill).
         public var finishedFirst = 0
+        /// Of those, agents that failed on their own (exit status not 0): the board was not reachable.
+        public var failedAlone = 0
+        /// After which kill the board still held the dead agent's link 3 s later (rootcanal left it open), so the
+        /// board was rebooted from its console before the next agent: `kill 412 after connected`.
+        public var deadLinks: [String] = []
         /// Readings the board made.
         public var readings = 0
         /// Seqs the board made that the ingest does not hold.
@@ -69,7 +75,9 @@ public enum SyncKillCampaign {
                 "kills         \(kills) SIGKILLs at uniform random instants over a sync (uninterrupted: "
                     + "\(String(format: "%.3f", syncFixed.seconds)) s + n × "
                     + "\(String(format: "%.2f", syncPerReading.seconds * 1000)) ms for n readings); "
-                    + "\(finishedFirst) agents finished before their instant",
+                    + "\(finishedFirst) agents finished before their instant (\(failedAlone) of them failed)",
+                "dead links    \(deadLinks.count) kills left the board holding the dead agent's link 3 s later; "
+                    + "rebooted from its console" + (deadLinks.isEmpty ? "" : ": \(deadLinks.prefix(5).joined(separator: "; "))"),
                 "killed after  "
                     + killedAfter.sorted { $0.value > $1.value }.map { "\($0.key) \($0.value)" }.joined(separator: ", "),
                 "readings      \(readings)",
@@ -141,8 +149,21 @@ public enum SyncKillCampaign {
         guard let power = board.power, let console = board.console, let address = board.match.address else {
             throw Failure("the served board has no power switch, console or address")
         }
+        let links = LinkCount()
+        console.attach { entry in links.take(entry.text) }
         try await power.on()
         try await Task.sleep(for: .milliseconds(500))
+        /// Whether the board still holds a link 3 s after its agent died: asked with `status` every 100 ms.
+        func holdsDeadLink() async throws -> Bool {
+            for _ in 0..<30 {
+                links.clear()
+                try await console.send("status")
+                for _ in 0..<20 where links.count == nil { try await Task.sleep(for: .milliseconds(5)) }
+                if links.count == 0 { return false }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            return true
+        }
         let boardAddress = "\(address.description.replacingOccurrences(of: " (random)", with: ""))/random"
         let key = (0..<32).map { UInt8(truncatingIfNeeded: $0 &* 11 &+ 5) }
         var random = SeededRandom(seed: options.seed, stream: "sync-kills")
@@ -200,8 +221,10 @@ public enum SyncKillCampaign {
             let at = (fixed + perReading * backlog) * random.nextUnit()
             let process = try agent()
             try await Task.sleep(for: at)
-            if process.exit != nil {
+            var killedAfter = "its own end"
+            if let exit = process.exit {
                 result.finishedFirst += 1
+                if exit != .exited(0) { result.failedAlone += 1 }
             } else {
                 kill(-process.pid, SIGKILL)
                 result.kills += 1
@@ -209,9 +232,18 @@ public enum SyncKillCampaign {
                 let last = process.stdout.text.split(separator: "\n").last { $0.first?.isNumber == true }
                 let step = last.flatMap { $0.split(separator: " ").dropFirst().first }.map(String.init) ?? "none"
                 result.killedAfter[step, default: 0] += 1
+                killedAfter = step
             }
             guard await process.waitForExit(timeout: .seconds(10)) != nil else {
                 throw Failure("agent \(process.pid) survived SIGKILL")
+            }
+            // A real board's controller ends a link whose central went silent (supervision timeout); rootcanal
+            // sometimes keeps the link of a central killed mid-connection, and the board would never advertise
+            // again. Counted and reported; the board is rebooted as the rig's recovery would.
+            if try await holdsDeadLink() {
+                result.deadLinks.append("kill \(result.kills) after \(killedAfter)")
+                try await console.send("reboot")
+                try await Task.sleep(for: .seconds(1))
             }
             try await fill(options.readingsPerKill)
             if result.kills % 50 == 0, result.kills > reported {
@@ -232,4 +264,18 @@ public enum SyncKillCampaign {
         try await power.off()
         return result
     }
+}
+
+/// The board's link count as its last `status` line said (`… connected=N`); nil until one comes.
+final class LinkCount: Sendable {
+    private let value = Mutex<Int?>(nil)
+
+    func take(_ line: String) {
+        guard line.contains("status fw="), let range = line.range(of: "connected=") else { return }
+        let digits = line[range.upperBound...].prefix { $0.isNumber }
+        if let count = Int(digits) { value.withLock { $0 = count } }
+    }
+
+    func clear() { value.withLock { $0 = nil } }
+    var count: Int? { value.withLock { $0 } }
 }
