@@ -81,6 +81,16 @@ let package = Package(
                 "IngestServer", "BoardControl",
             ]
         ),
+        // `blerig bench`'s measurements (HCI against Bumble, OTA, sync, the OTA fault and sync kill campaigns): above
+        // the composition root, which builds what they measure. The Bumble peer scripts they run ship in
+        // share/blerig/peers.
+        .target(
+            name: "Benchmarks",
+            dependencies: [
+                "BLECore", "BenchCore", "DeviceProfiles", "Orchestrator", "VirtualFarm", "Radios", "CentralStack",
+                "IngestServer", "Benches",
+            ]
+        ),
         // Every run stored, and the boards' leases: SQLite (GRDB) on one host, PostgreSQL for several.
         .target(
             name: "History",
@@ -94,8 +104,8 @@ let package = Package(
         .executableTarget(
             name: "blerig",
             dependencies: [
-                "Orchestrator", "Benches", "Radios", "CentralStack", "BLECore", "BoardControl", "BenchCore", "Gates",
-                "History",
+                "Orchestrator", "Benches", "Benchmarks", "Radios", "CentralStack", "BLECore", "BoardControl",
+                "BenchCore", "Gates", "History",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -117,10 +127,9 @@ let package = Package(
         .testTarget(
             name: "InteropTests",
             dependencies: [
-                "Radios", "Benches", "BenchCore", "CentralStack", "BLECore", "VirtualFarm", "DeviceProfiles",
-                "IngestServer", "Reports",
-            ],
-            exclude: ["Peers"]
+                "Radios", "Benches", "Benchmarks", "BenchCore", "CentralStack", "BLECore", "VirtualFarm",
+                "DeviceProfiles", "IngestServer", "Reports",
+            ]
         ),
         .testTarget(
             name: "HistoryTests",
@@ -142,8 +151,8 @@ let package = Package(
         .testTarget(
             name: "OrchestratorTests",
             dependencies: [
-                "Orchestrator", "Benches", "BenchCore", "CentralStack", "VirtualFarm", "Reports", "BLECore", "BoardControl",
-                "Radios",
+                "Orchestrator", "Benches", "Benchmarks", "BenchCore", "CentralStack", "VirtualFarm", "Reports",
+                "BLECore", "BoardControl", "Radios",
             ]
         ),
     ],

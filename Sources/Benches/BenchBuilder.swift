@@ -4,6 +4,7 @@ import DeviceProfiles
 import Foundation
 import IngestServer
 import Orchestrator
+import Radios
 import VirtualFarm
 
 /// The composition root: the one place that turns a rig file into a bench. It knows every bench implementation
@@ -31,6 +32,15 @@ public struct BenchBuilder: BenchFactory {
         }
         // kind: hci and kind: rootcanal: blerig's own HCI host; on rootcanal the board models are served too.
         return HCIBenchLauncher(rig: rig, seed: seed, boards: Self.virtualConfiguration(rig, seed: seed).boards)
+    }
+
+    /// The HCI radio a campaign builds on `transport` (blerig's HCI host, its central on the host's executor, the
+    /// campaign's link limit), for a benchmark that measures the campaign's own path.
+    public static func campaignRadio(
+        id: String, on transport: any HCITransport, clock: WallClock
+    ) async throws(HCIStackError) -> HCIRadio {
+        let maxLinks = HCIBenchLauncher.defaultMaxLinks
+        return try await HCIBenchLauncher.radio(id: id, on: transport, maxLinks: maxLinks, clock: clock)
     }
 
     /// A Hummingbird ingest on 127.0.0.1 and a free port, for the `sync` suite on a wall-clock bench.

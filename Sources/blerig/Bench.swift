@@ -1,5 +1,6 @@
 import ArgumentParser
 import Benches
+import Benchmarks
 import Foundation
 import Orchestrator
 
@@ -154,8 +155,9 @@ extension Blerig.Bench {
             discussion: """
                 One run starts rootcanal (1 ms tick) and peripheral.py, then times each central in turn against that \
                 peripheral: --handshakes handshakes (connect, MTU, discovery, subscribe, disconnect), as many write \
-                requests, and a notification stream. Needs the interop venv (make interop-deps) and the checkout's \
-                Tests/InteropTests/Peers.
+                requests, and a notification stream. Needs the interop venv (make interop-deps) and the Bumble peer \
+                scripts that ship with blerig in share/blerig/peers (found above the executable's directory, then \
+                above the current one).
 
                 \(Blerig.Bench.exitSection)
                 """)

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Benches
+import Benchmarks
 import Foundation
 import Orchestrator
 

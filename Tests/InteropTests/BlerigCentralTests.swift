@@ -5,8 +5,8 @@ import Testing
 
 extension Interop {
     /// blerig's own host (``HCIStack`` and ``HCICentral``) on a rootcanal controller, against the Bumble GATT server
-    /// of `Peers/peripheral.py` on another: every procedure a central uses, checked against what Bumble says it
-    /// received.
+    /// of `share/blerig/peers/peripheral.py` on another: every procedure a central uses, checked against what Bumble
+    /// says it received.
     @Suite("blerig's central against the Bumble peripheral")
     struct BlerigCentral {
         @Test(

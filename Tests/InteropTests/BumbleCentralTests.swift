@@ -9,8 +9,8 @@ import VirtualFarm
 @testable import Benches
 
 extension Interop {
-    /// The reverse seat: Bumble's reference central (`Peers/central.py`) against blerig's peripheral side, an
-    /// esp-point board model served on a rootcanal controller of its own, checked against the profile in
+    /// The reverse seat: Bumble's reference central (`share/blerig/peers/central.py`) against blerig's peripheral side,
+    /// an esp-point board model served on a rootcanal controller of its own, checked against the profile in
     /// `docs/board-contract.md` (esp-point) rather than against blerig's own constants.
     @Suite("Bumble's central against blerig's esp-point")
     struct BumbleCentral {

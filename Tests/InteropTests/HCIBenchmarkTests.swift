@@ -1,4 +1,4 @@
-import Benches
+import Benchmarks
 import Foundation
 import Testing
 

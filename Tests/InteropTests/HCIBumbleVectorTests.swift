@@ -71,7 +71,7 @@ import Testing
 }
 
 extension HCIBumbleVectorTests {
-    /// Runs a script from `Peers/` with the venv's python to completion; its standard output.
+    /// Runs a script from `share/blerig/peers/` with the venv's python to completion; its standard output.
     static func runPython(script: String) throws -> String {
         let process = Process()
         process.executableURL = URL(filePath: try InteropEnvironment.venv().python)

@@ -2,7 +2,7 @@ import Foundation
 import Radios
 import Testing
 
-@testable import Benches
+@testable import Benchmarks
 
 extension Interop {
     /// The short form of `blerig bench sync-kills`: the real `blerig sync-agent` process killed with SIGKILL at 50

@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 
-@testable import Benches
+@testable import Benchmarks
 
 /// The short form of `blerig bench ota-faults`: seeded OTAs under link drops, power loss in every phase, bit flips
 /// and failing self-tests, each ending with the board powered up on the new firmware.

@@ -134,8 +134,8 @@ struct EspPointFirmwareTests {
                     try await client.send(.pairConfirm(key: EspRig.key))
                 }
                 try await client.pair(key: EspRig.key)
-                #expect(rig.firmware.key == EspRig.key)
-                #expect(!rig.firmware.pairingMode)
+                #expect(rig.firmware.auth.key == EspRig.key)
+                #expect(!rig.firmware.auth.pairingMode)
                 // Pairing does not authenticate the connection.
                 #expect(await attError { try await client.setLED(on: true) } == .insufficientAuthentication)
             }
@@ -146,7 +146,7 @@ struct EspPointFirmwareTests {
                 try await client.authenticate(key: EspRig.key)
                 try await client.setLED(on: true)
             }
-            #expect(rig.firmware.ledOn)
+            #expect(rig.firmware.commands.ledOn)
             return (nonce.count, rig.consoleText)
         }
         #expect(nonceLength == 16)
@@ -234,8 +234,8 @@ struct EspPointFirmwareTests {
                     try await client.send(.pairBegin)
                 }
             }
-            #expect(rig.firmware.key == EspRig.key)
-            #expect(!rig.firmware.ledOn)
+            #expect(rig.firmware.auth.key == EspRig.key)
+            #expect(!rig.firmware.commands.ledOn)
             #expect(rig.board.bootCount == 1)
         }
     }
@@ -249,10 +249,10 @@ struct EspPointFirmwareTests {
             try await rig.withAuthenticatedClient { (client) async throws in
                 try await client.session.write(EspPoint.Command.setLED(on: true).encoded, to: EspPoint.command)
                 #expect(try await nextStatus(client).encoded == [0x01, 0x00])
-                #expect(rig.firmware.ledOn)
+                #expect(rig.firmware.commands.ledOn)
                 #expect(try await client.session.read(EspPoint.commandStatus) == [0x01, 0x00])
                 try await client.setLED(on: false)
-                #expect(!rig.firmware.ledOn)
+                #expect(!rig.firmware.commands.ledOn)
             }
             #expect(rig.consoleText.suffix(4).contains { $0.hasSuffix("I/LED: off") })
         }
@@ -269,7 +269,7 @@ struct EspPointFirmwareTests {
             try await rig.pair()
             return try await rig.withAuthenticatedClient { (client) async throws in
                 try await client.session.write(bytes, to: EspPoint.command)
-                return (try await nextStatus(client), rig.firmware.interval)
+                return (try await nextStatus(client), rig.firmware.sensor.interval)
             }
         }
         #expect(status == EspPoint.CommandStatus(opcode: 0x02, code: .badArguments))
@@ -284,7 +284,7 @@ struct EspPointFirmwareTests {
                 var seen: [UInt32] = []
                 for seconds: UInt32 in [1, 86_400] {
                     try await client.send(.setInterval(seconds: seconds))
-                    seen.append(rig.firmware.interval)
+                    seen.append(rig.firmware.sensor.interval)
                 }
                 return seen
             }
@@ -349,7 +349,7 @@ struct EspPointFirmwareTests {
                 try await client.setLED(on: true)
             }
             #expect(rig.board.bootCount == 1)
-            #expect(rig.firmware.key == EspRig.key)
+            #expect(rig.firmware.auth.key == EspRig.key)
         }
     }
 
@@ -387,7 +387,7 @@ struct EspPointFirmwareTests {
     func clockBeforeSetTime() async throws {
         let reading = try await EspRig.run(settings: VirtualBoardSettings(sampleInterval: 60)) { rig in
             try await rig.sim.clock.sleep(for: .seconds(61))
-            return rig.firmware.log.records.first
+            return rig.firmware.log.flash.records.first
         }
         #expect(reading?.unixTime == UInt32(1_767_225_660))
     }
@@ -420,7 +420,7 @@ struct EspPointFirmwareTests {
                 #expect(try await client.batteryLevel().percent == 51)
                 let event = try await client.session.inbox(StandardUUID.batteryLevel)
                     .next(within: .seconds(3600), clock: rig.sim.clock, waitingFor: "Battery Level")
-                return (event.value, rig.firmware.battery.millivolts)
+                return (event.value, rig.firmware.battery.cell.millivolts)
             }
         }
         #expect(level == [50])
@@ -552,12 +552,12 @@ struct EspPointFirmwareTests {
             }
             #expect(boots == [.powerOn, .software])
             #expect(rig.board.readyAt != nil)
-            #expect(!rig.firmware.pairingMode)
+            #expect(!rig.firmware.auth.pairingMode)
             try await rig.withAuthenticatedClient { (client) async throws in
                 #expect(try await client.logStatus() == logStatus(oldest: 1, newest: 5, count: 5))
             }
             rig.board.type("log-fill 1")
-            #expect(rig.firmware.log.records.last?.sequence == 6)
+            #expect(rig.firmware.log.flash.records.last?.sequence == 6)
         }
     }
 
@@ -589,8 +589,8 @@ struct EspPointFirmwareTests {
                 // The key the connection proved is gone.
                 #expect(await attError { try await client.setLED(on: true) } == .insufficientAuthentication)
             }
-            #expect(rig.firmware.key == nil)
-            #expect(rig.firmware.pairingMode)
+            #expect(rig.firmware.auth.key == nil)
+            #expect(rig.firmware.auth.pairingMode)
             let newKey = [UInt8](repeating: 0xA5, count: 32)
             try await rig.pair(key: newKey)
             await #expect(throws: SessionError.self) {
@@ -600,10 +600,10 @@ struct EspPointFirmwareTests {
                 #expect(try await client.logStatus() == logStatus(oldest: 5, newest: 4, count: 0))
             }
             rig.board.type("factory-reset")
-            #expect(rig.firmware.pairingMode)
-            #expect(rig.firmware.key == nil)
+            #expect(rig.firmware.auth.pairingMode)
+            #expect(rig.firmware.auth.key == nil)
             rig.board.type("log-fill 1")
-            #expect(rig.firmware.log.records.map(\.sequence) == [5])
+            #expect(rig.firmware.log.flash.records.map(\.sequence) == [5])
         }
     }
 
@@ -612,7 +612,7 @@ struct EspPointFirmwareTests {
         try await EspRig.run { rig in
             try await rig.pair()
             rig.board.type("pair")
-            #expect(rig.firmware.pairingMode)
+            #expect(rig.firmware.auth.pairingMode)
             #expect(rig.consoleText.last?.hasSuffix("I/PAIR: pairing mode (button)") == true)
             try await rig.withAuthenticatedClient { client in try await client.setLED(on: true) }
             let other = [UInt8](repeating: 0x3C, count: 32)

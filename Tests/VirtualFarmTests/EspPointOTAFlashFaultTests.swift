@@ -94,9 +94,9 @@ struct EspPointOTAFlashFaultTests {
     func noBootableImage() async throws {
         let (bricked, advertising, lines) = try await EspRig.run { rig in
             rig.board.powerOff()
-            var byte = rig.firmware.ota.banks.read(.bank(0), 10..<11)
+            var byte = rig.firmware.ota.flash.banks.read(.bank(.a), 10..<11)
             byte[0] ^= 1
-            rig.firmware.ota.banks.store(byte, in: .bank(0), at: 10)
+            rig.firmware.ota.flash.banks.store(byte, in: .bank(.a), at: 10)
             rig.board.powerOn()
             try await rig.sim.clock.sleep(for: .seconds(1))
             return (rig.board.isBricked, rig.board.advertising, rig.consoleText)

@@ -60,7 +60,7 @@ struct EspPointOTAPowerTests {
             try await rig.sim.clock.sleep(for: .seconds(1))
             rig.board.powerOn()
             try await rig.sim.clock.sleep(for: .seconds(1))
-            let afterLoss = (rig.firmware.version, rig.firmware.otaStatus.state)
+            let afterLoss = (rig.firmware.version, rig.firmware.ota.status.state)
             // ACTIVATE again: now it goes through.
             try await rig.withAuthenticatedClient { client in
                 try await client.session.write(OTA.Request.activate.encoded, to: EspPoint.otaControl)
@@ -91,7 +91,7 @@ struct EspPointOTAPowerTests {
             rig.board.powerOn()
             try await rig.sim.clock.sleep(for: .seconds(1))
             let revision = try await rig.withClient { try await $0.identity().firmware }
-            return (bootedB, revision, EspPointOTATests.bootLines(rig), rig.consoleText, rig.firmware.otaStatus.state)
+            return (bootedB, revision, EspPointOTATests.bootLines(rig), rig.consoleText, rig.firmware.ota.status.state)
         }
         #expect(result.0 == "1.5.0 B SW")
         #expect(result.1 == "1.4.2")

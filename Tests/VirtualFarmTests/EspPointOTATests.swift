@@ -59,11 +59,11 @@ struct EspPointOTATests {
                 flags.withLock { $0.append(pending) }
             }
             let revision = try await rig.withClient { try await $0.identity().firmware }
-            return (report, rig.consoleText, Self.bootLines(rig), revision, rig.firmware.ota.banks.running)
+            return (report, rig.consoleText, Self.bootLines(rig), revision, rig.firmware.ota.flash.banks.running)
         }
         #expect(report.outcome == .committed(FirmwareVersion(1, 5, 0)))
         #expect(revision == "1.5.0")
-        #expect(bank == 1)
+        #expect(bank == .b)
         #expect(boots == ["1.4.2 A POWERON", "1.5.0 B SW"])
         #expect(lines.contains("OTA committed bank=B fw=1.5.0"))
         #expect(lines.contains { $0.hasSuffix("I/OTA: batch 8 ok next_seq=85") })
@@ -182,7 +182,7 @@ struct EspPointOTATests {
             let report = try await Self.upload(image, rig: rig) { p in
                 guard p.acknowledged >= 85, persisted.withLock({ $0 }) == nil else { return }
                 board.powerOff()
-                let nextSeq = rig.firmware.ota.record?.nextSeq
+                let nextSeq = rig.firmware.ota.flash.record?.nextSeq
                 persisted.withLock { $0 = nextSeq }
                 try? await sim.clock.sleep(for: .seconds(1))
                 board.powerOn()
@@ -273,7 +273,7 @@ struct EspPointOTATests {
             try await rig.pair()
             rig.board.type("ota-fault selftest")
             let report = try await Self.upload(image, rig: rig)
-            return (report, rig.consoleText, Self.bootLines(rig), rig.firmware.otaStatus)
+            return (report, rig.consoleText, Self.bootLines(rig), rig.firmware.ota.status)
         }
         #expect(report.outcome == .rolledBack(running: "1.4.2"))
         #expect(lines.contains("OTA rollback bank=A reason=selftest"))

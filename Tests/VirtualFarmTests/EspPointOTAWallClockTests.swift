@@ -34,17 +34,17 @@ struct EspPointOTAWallClockTests {
             let firmware = try #require(hosted.model.firmware as? EspPointFirmware)
             let connection = GATTServer.ConnectionID(rawValue: bearer.handle)
             // Authentication is the Auth characteristic's business, tested elsewhere: granted here.
-            firmware.sessions[connection]?.authenticated = true
+            firmware.auth.sessions[connection]?.authenticated = true
 
             let maxPayload = OTA.maxPayload(mtu: 247)
             let image = (0..<(maxPayload * 12)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
             let start = OTA.Start(
                 size: UInt32(image.count), crc32: CRC32.checksum(image), version: FirmwareVersion(1, 5, 0),
                 batch: 4, window: 3)
-            #expect(firmware.otaControl(OTA.Request.start(start).encoded, on: connection) == nil)
+            #expect(firmware.ota.control(OTA.Request.start(start).encoded, on: connection) == nil)
             // The erase of the image's one sector (45 ms), then START's answer.
             try await sim.clock.sleep(for: .milliseconds(300))
-            let record = try #require(firmware.ota.record, "START was not taken: \(hosted.model.console)")
+            let record = try #require(firmware.ota.flash.record, "START was not taken: \(hosted.model.console)")
             #expect(record.maxPayload == maxPayload)
 
             // The frames in one burst, as one read from the controller delivers them.
@@ -52,14 +52,14 @@ struct EspPointOTAWallClockTests {
             for seq in 0..<UInt32(record.frames) {
                 let from = Int(seq) * maxPayload
                 let frame = OTA.Frame.encode(seq: seq, payload: image[from..<min(image.count, from + maxPayload)])
-                #expect(firmware.otaData(frame, on: connection) == nil)
-                sim.schedule(at: firmware.otaRun.flashBusyUntil) {
-                    let programmed = firmware.otaRun.flashedSeq
+                #expect(firmware.ota.data(frame, on: connection) == nil)
+                sim.schedule(at: firmware.ota.run.flashBusyUntil) {
+                    let programmed = firmware.ota.run.flashedSeq
                     seen.withLock { $0.append((seq, programmed)) }
                 }
             }
             try await sim.clock.sleep(for: .milliseconds(300))
-            return (record.frames, seen.withLock { $0 }, firmware.otaRun.flashedSeq)
+            return (record.frames, seen.withLock { $0 }, firmware.ota.run.flashedSeq)
         }
         #expect(programmed == frames, "\(programmed) of \(frames) frames programmed")
         #expect(seen.map(\.frame) == Array(0..<frames))

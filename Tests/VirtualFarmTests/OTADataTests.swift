@@ -13,13 +13,13 @@ struct OTADataTests {
     func switching() {
         var otadata = OTAData()
         #expect(otadata.active == nil)
-        #expect(otadata.selectedBank == 0)
-        let (sector, bytes) = otadata.switching(to: 1)
+        #expect(otadata.selectedBank == .a)
+        let (sector, bytes) = otadata.switching(to: .b)
         #expect(sector == 0)
         #expect(Entry(decoding: bytes) == Entry(seq: 2, state: .new))
         otadata.sectors[sector] = bytes
-        #expect(otadata.selectedBank == 1)
-        let back = otadata.switching(to: 0)
+        #expect(otadata.selectedBank == .b)
+        let back = otadata.switching(to: .a)
         #expect(back.sector == 1)
         #expect(Entry(decoding: back.bytes) == Entry(seq: 3, state: .new))
     }
@@ -30,9 +30,9 @@ struct OTADataTests {
             var otadata = OTAData()
             otadata.sectors[0] = Entry(seq: 2, state: state).encoded
             #expect(otadata.active == nil)
-            #expect(otadata.selectedBank == 0, "\(state)")
+            #expect(otadata.selectedBank == .a, "\(state)")
             otadata.sectors[1] = Entry(seq: 3, state: state).encoded  // bank A refused, B's entry is older and refused
-            #expect(otadata.selectedBank == 1, "\(state)")
+            #expect(otadata.selectedBank == .b, "\(state)")
         }
     }
 
@@ -61,11 +61,11 @@ struct OTADataTests {
     @Test("the factory bank passes the bootloader's image check; one flipped bit fails it")
     func imageCheck() {
         var banks = FlashBanks(factory: FirmwareVersion(1, 4, 2))
-        #expect(banks.bootableImage(in: 0)?.version == FirmwareVersion(1, 4, 2))
-        #expect(banks.bootableImage(in: 1) == nil)
-        var byte = banks.read(.bank(0), 100..<101)
+        #expect(banks.bootableImage(in: .a)?.version == FirmwareVersion(1, 4, 2))
+        #expect(banks.bootableImage(in: .b) == nil)
+        var byte = banks.read(.bank(.a), 100..<101)
         byte[0] ^= 0x04
-        banks.store(byte, in: .bank(0), at: 100)
-        #expect(banks.bootableImage(in: 0) == nil)
+        banks.store(byte, in: .bank(.a), at: 100)
+        #expect(banks.bootableImage(in: .a) == nil)
     }
 }

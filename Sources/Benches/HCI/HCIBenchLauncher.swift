@@ -141,7 +141,8 @@ struct HCIBenchLauncher: BenchLauncher {
     }
 
     /// The radio a campaign runs on: blerig's HCI host on `transport`, its central working on the host's executor
-    /// (``HCIRadio/executor``). `blerig bench hci` times its campaign row on a radio made here.
+    /// (``HCIRadio/executor``). `blerig bench hci` times its campaign row on a radio made here
+    /// (``BenchBuilder/campaignRadio(id:on:clock:)``).
     static func radio(
         id: String, on transport: any HCITransport, maxLinks: Int, clock: WallClock
     ) async throws(HCIStackError) -> HCIRadio {
@@ -182,9 +183,10 @@ final class FaultWatch: Sendable {
 
 /// The served boards of a rootcanal rig: one simulation on the wall clock holds every board model; each board
 /// has its own controller. The bench body runs outside the simulation, on the cooperative pool, and reaches the
-/// boards through their capabilities.
-enum ServedFarm {
-    static func run<T: Sendable>(
+/// boards through their capabilities. Public for the benchmarks that serve a board the same way (the sync kill
+/// campaign).
+public enum ServedFarm {
+    public static func run<T: Sendable>(
         boards: [VirtualBenchConfiguration.Board], seed: UInt64, controller: HCITransportSpec, clock: any RigClock,
         _ body: @escaping @Sendable ([BenchBoard]) async throws -> T
     ) async throws -> T {

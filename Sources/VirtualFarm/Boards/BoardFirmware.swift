@@ -14,7 +14,7 @@ protocol BoardFirmware: AnyObject, GATTServerApplication {
     var profile: Profile { get }
     var version: FirmwareVersion { get }
     /// The flash bank the firmware runs from, on boards with two (esp-point); nil otherwise.
-    var bank: String? { get }
+    var bank: AppBank? { get }
     /// Milliseconds from reset to `READY` (the ROM bootloader, the app's init, the BLE stack).
     var bootDuration: Duration { get }
     /// The largest ATT_MTU the board's BLE stack accepts.
@@ -56,7 +56,7 @@ protocol BoardFirmware: AnyObject, GATTServerApplication {
 }
 
 extension BoardFirmware {
-    var bank: String? { nil }
+    var bank: AppBank? { nil }
     var maximumMTU: UInt16 { 247 }
     func bootloader(on board: VirtualBoard, reason: ConsoleLine.ResetReason) {}
     var bootable: Bool { true }
@@ -66,7 +66,7 @@ extension BoardFirmware {
     func consoleCommand(_ words: [Substring]) -> Bool { false }
 
     func bootLine(reset: ConsoleLine.ResetReason, bootID: UInt32, address: DeviceAddress) -> ConsoleLine {
-        .boot(firmware: version, bank: bank, reset: reset, bootID: bootID)
+        .boot(firmware: version, bank: bank?.name, reset: reset, bootID: bootID)
     }
 
     func readyLine(address: DeviceAddress) -> ConsoleLine {

@@ -24,14 +24,15 @@ extension VirtualBoard {
 extension EspPointFirmware {
     /// A bit flip in the programmed part of the update's bank.
     func flipBitInUpdate(_ random: inout SeededRandom) -> Int? {
-        guard let record = ota.record else { return nil }
-        let written = record.verified ? Int(record.start.size) : Int(otaRun.flashedSeq) * record.maxPayload
+        guard let record = ota.flash.record else { return nil }
+        let written = record.verified ? Int(record.start.size) : Int(ota.run.flashedSeq) * record.maxPayload
         let length = min(written, Int(record.start.size))
         guard length > 0 else { return nil }
         let offset = Int(random.next() % UInt64(length))
-        var byte = ota.banks.read(.bank(ota.banks.target), offset..<(offset + 1))
+        let bank = ota.flash.banks.target
+        var byte = ota.flash.banks.read(.bank(bank), offset..<(offset + 1))
         byte[0] ^= UInt8(1) << (random.next() % 8)
-        ota.banks.store(byte, in: .bank(ota.banks.target), at: offset)
+        ota.flash.banks.store(byte, in: .bank(bank), at: offset)
         return offset
     }
 }

@@ -149,7 +149,7 @@ public final class VirtualBoard: AirPeripheral, @unchecked Sendable {
             server = try GATTServer(
                 services: firmware.services(), configuration: .init(maximumMTU: firmware.maximumMTU))
         } catch {
-            log("E", "GATT", "the GATT table was rejected: \(error)")
+            log(.error, "GATT", "the GATT table was rejected: \(error)")
             return
         }
         readyAt = sim.now
@@ -209,7 +209,7 @@ public final class VirtualBoard: AirPeripheral, @unchecked Sendable {
                 linkDown(connection, reason: reason)
             })
         let interval = link.connectionInterval.map { " interval_ms=\($0.milliseconds)" } ?? ""
-        log("I", "BLE", "connected handle=0x\(String(link.handle, radix: 16))\(interval)")
+        log(.info, "BLE", "connected handle=0x\(String(link.handle, radix: 16))\(interval)")
         firmware.connected(connection)
     }
 
@@ -229,7 +229,7 @@ public final class VirtualBoard: AirPeripheral, @unchecked Sendable {
     private func linkDown(_ connection: GATTServer.ConnectionID, reason: HCIErrorCode) {
         guard links.removeValue(forKey: connection) != nil else { return }
         server?.disconnect(connection)
-        log("I", "BLE", "disconnected reason=0x\(String(reason.rawValue, radix: 16))")
+        log(.info, "BLE", "disconnected reason=0x\(String(reason.rawValue, radix: 16))")
         firmware.disconnected(connection)
         startAdvertising()
     }
@@ -291,9 +291,9 @@ public final class VirtualBoard: AirPeripheral, @unchecked Sendable {
         do {
             let database = try GATTServer.Database(services: firmware.services())
             perform(server!.replaceDatabase(database), notification: false)
-            log("I", "GATT", "table changed: \(database.attributeCount) attributes, Service Changed indicated")
+            log(.info, "GATT", "table changed: \(database.attributeCount) attributes, Service Changed indicated")
         } catch {
-            log("E", "GATT", "the new GATT table was rejected: \(error)")
+            log(.error, "GATT", "the new GATT table was rejected: \(error)")
         }
     }
 
@@ -365,11 +365,11 @@ public final class VirtualBoard: AirPeripheral, @unchecked Sendable {
     }
 
     /// Prints `[uptime_ms] LEVEL/TAG: message` on the console.
-    func log(_ level: Character, _ tag: String, _ message: String) {
+    func log(_ level: ConsoleLogLevel, _ tag: String, _ message: String) {
         print(
             .log(
-                uptimeMilliseconds: UInt64(uptime.milliseconds.rounded(.down)), level: level, tag: tag, message: message
-            ))
+                uptimeMilliseconds: UInt64(uptime.milliseconds.rounded(.down)), level: level.letter, tag: tag,
+                message: message))
     }
 
     func print(_ line: ConsoleLine) {
@@ -389,12 +389,11 @@ public final class VirtualBoard: AirPeripheral, @unchecked Sendable {
         switch words.first {
         case nil: return
         case "status":
-            log(
-                "I", "SYS",
+            log(.info, "SYS",
                 "status fw=\(firmware.version) uptime_ms=\(Int(uptime.milliseconds)) connected=\(links.count)")
         case "reboot": reset(.software)
         default:
-            if !firmware.consoleCommand(words) { log("W", "CONSOLE", "unknown command '\(line)'") }
+            if !firmware.consoleCommand(words) { log(.warning, "CONSOLE", "unknown command '\(line)'") }
         }
     }
 }

@@ -2,8 +2,8 @@ import BLECore
 import Foundation
 import Radios
 
-/// One of the Bumble peer scripts in `Peers/`, run by the interop venv's Python under a ``SupervisedProcess``
-/// (so it dies with the test process), with its stdin as the lifeline it watches itself too.
+/// One of the Bumble peer scripts in `share/blerig/peers/`, run by the interop venv's Python under a
+/// ``SupervisedProcess`` (so it dies with the test process), with its stdin as the lifeline it watches itself too.
 ///
 /// A peer prints machine-readable lines on stdout (`READY {json}` once up, then `EVENT`, `RESULT` or `ERROR`
 /// lines) and logs to stderr, which is quoted in every failure.

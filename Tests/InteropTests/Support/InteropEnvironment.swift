@@ -1,3 +1,4 @@
+import Benchmarks
 import Foundation
 import Radios
 import Testing
@@ -12,8 +13,10 @@ enum InteropEnvironment {
     static let packageRoot = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent().path(percentEncoded: false)
 
-    static let peersDirectory = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .appending(path: "Peers").path(percentEncoded: false)
+    /// The Bumble peer scripts, where blerig ships them (`share/blerig/peers`), found the way `blerig bench hci`
+    /// finds them; if they are missing, the path they should be at (so a script that will not start names it).
+    static let peersDirectory =
+        (try? PeerScripts.locate(from: packageRoot)) ?? "\(packageRoot)/\(PeerScripts.relativePath)"
 
     static let isCI = ProcessInfo.processInfo.environment["CI"] == "true"
 

@@ -1,8 +1,9 @@
 import BLECore
 
-/// The GATT profile of `Peers/peripheral.py`, the Bumble peripheral blerig's central is tested against: its
-/// UUIDs, fixed values, value layouts, command bytes and error codes. `Peers/README.md` is the same contract in
-/// prose; the two are kept equal by the smoke test, which reads every one of these through Bumble's central.
+/// The GATT profile of `share/blerig/peers/peripheral.py`, the Bumble peripheral blerig's central is tested against:
+/// its UUIDs, fixed values, value layouts, command bytes and error codes. `share/blerig/peers/README.md` is the same
+/// contract in prose; the two are kept equal by the smoke test, which reads every one of these through Bumble's
+/// central.
 ///
 /// UUIDs use the project's custom base `e5b1XXXX-7c3a-4f0e-9d2b-5a1c3e7f9b20` with the interop range 0xF0xx.
 /// All integers are little-endian; checksums are CRC-32/ISO-HDLC (zlib's).

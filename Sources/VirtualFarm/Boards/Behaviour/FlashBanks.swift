@@ -52,7 +52,6 @@ struct FlashTiming: Sendable, Hashable {
 struct FlashBanks: Sendable {
     /// The size of each app partition: 12 MiB, as on a 32 MB module (ESP32-S3-WROOM-2-N32R8V) with two OTA slots.
     static let bankCapacity = 12 * 1_048_576
-    static let names = ["A", "B"]
     static let factoryImageSize = 4_096
 
     /// What a bank's descriptor says about its image.
@@ -88,33 +87,34 @@ struct FlashBanks: Sendable {
         }
     }
 
-    struct Bank: Sendable {
+    /// What one app partition holds.
+    struct Partition: Sendable {
         var bytes: [UInt8] = []
         var descriptor = [UInt8](repeating: 0xFF, count: Descriptor.length)
     }
 
-    private(set) var banks = [Bank(), Bank()]
+    /// Indexed by ``AppBank/rawValue``.
+    private var partitions = [Partition(), Partition()]
     /// `otadata`: which bank the bootloader picks.
     var otadata = OTAData()
     /// The bank the bootloader started this boot.
-    var running = 0
+    var running = AppBank.a
 
     /// Bank A holds the factory image `factory`, bank B is erased, `otadata` is blank (so A boots).
     init(factory: FirmwareVersion) {
         var random = SeededRandom(seed: 0xFAC7_0123)
         let image = (0..<Self.factoryImageSize).map { _ in UInt8(truncatingIfNeeded: random.next()) }
-        banks[0].bytes = image
-        banks[0].descriptor =
+        partitions[AppBank.a.rawValue].bytes = image
+        partitions[AppBank.a.rawValue].descriptor =
             Descriptor(size: UInt32(image.count), crc32: CRC32.checksum(image), version: factory).encoded
     }
 
-    var target: Int { 1 - running }
-    var runningName: String { Self.names[running] }
-    var targetName: String { Self.names[target] }
+    /// The bank an update writes: the one not running.
+    var target: AppBank { running.other }
 
     /// The image of `bank` if the bootloader would start it: an intact descriptor and bytes that match its CRC.
-    func bootableImage(in bank: Int) -> Descriptor? {
-        guard let descriptor = Descriptor(decoding: banks[bank].descriptor) else { return nil }
+    func bootableImage(in bank: AppBank) -> Descriptor? {
+        guard let descriptor = Descriptor(decoding: partitions[bank.rawValue].descriptor) else { return nil }
         let size = Int(descriptor.size)
         guard size <= Self.bankCapacity, CRC32.checksum(read(bank, 0..<size)) == descriptor.crc32 else { return nil }
         return descriptor
@@ -126,7 +126,8 @@ struct FlashBanks: Sendable {
     func read(_ region: FlashOperation.Region, _ range: Range<Int>) -> [UInt8] {
         switch region {
         case let .bank(bank): read(bank, range)
-        case let .descriptor(bank): Array(banks[bank].descriptor[range.clamped(to: 0..<Descriptor.length)])
+        case let .descriptor(bank):
+            Array(partitions[bank.rawValue].descriptor[range.clamped(to: 0..<Descriptor.length)])
         case let .otadata(sector): Array(otadata.sectors[sector][range.clamped(to: 0..<OTAData.Entry.size)])
         }
     }
@@ -136,19 +137,20 @@ struct FlashBanks: Sendable {
         switch region {
         case let .bank(bank):
             let end = offset + bytes.count
-            if banks[bank].bytes.count < end {
-                banks[bank].bytes += [UInt8](repeating: 0xFF, count: end - banks[bank].bytes.count)
+            if partitions[bank.rawValue].bytes.count < end {
+                partitions[bank.rawValue].bytes += [UInt8](
+                    repeating: 0xFF, count: end - partitions[bank.rawValue].bytes.count)
             }
-            banks[bank].bytes.replaceSubrange(offset..<end, with: bytes)
+            partitions[bank.rawValue].bytes.replaceSubrange(offset..<end, with: bytes)
         case let .descriptor(bank):
-            banks[bank].descriptor.replaceSubrange(offset..<(offset + bytes.count), with: bytes)
+            partitions[bank.rawValue].descriptor.replaceSubrange(offset..<(offset + bytes.count), with: bytes)
         case let .otadata(sector):
             otadata.sectors[sector].replaceSubrange(offset..<(offset + bytes.count), with: bytes)
         }
     }
 
-    private func read(_ bank: Int, _ range: Range<Int>) -> [UInt8] {
-        let stored = banks[bank].bytes
+    private func read(_ bank: AppBank, _ range: Range<Int>) -> [UInt8] {
+        let stored = partitions[bank.rawValue].bytes
         let inside = range.clamped(to: 0..<stored.count)
         var bytes = Array(stored[inside])
         if bytes.count < range.count { bytes += [UInt8](repeating: 0xFF, count: range.count - bytes.count) }
@@ -165,8 +167,8 @@ struct FlashBanks: Sendable {
 
     /// Flips one bit of the target's image (a worn cell, a disturbed page): verify then fails.
     mutating func corrupt(at offset: Int) {
-        guard offset < banks[target].bytes.count else { return }
-        banks[target].bytes[offset] ^= 0x10
+        guard offset < partitions[target.rawValue].bytes.count else { return }
+        partitions[target.rawValue].bytes[offset] ^= 0x10
     }
 
     /// The CRC-32 of the target's first `length` bytes as read back from flash.
@@ -175,7 +177,7 @@ struct FlashBanks: Sendable {
     func bytes(_ range: Range<Int>) -> ArraySlice<UInt8> { read(target, range)[...] }
 
     /// How many bytes of the target were ever written (its materialised length).
-    var targetExtent: Int { banks[target].bytes.count }
+    var targetExtent: Int { partitions[target.rawValue].bytes.count }
 }
 
 private func le32(_ value: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }

@@ -7,16 +7,16 @@ struct FlashOperation: Sendable {
     /// Which flash the operation writes.
     enum Region: Sendable, Hashable, CustomStringConvertible {
         /// An app bank's image bytes.
-        case bank(Int)
+        case bank(AppBank)
         /// An app bank's image descriptor (its header: size, CRC, version).
-        case descriptor(Int)
+        case descriptor(AppBank)
         /// One of the two `otadata` sectors.
         case otadata(Int)
 
         var description: String {
             switch self {
-            case let .bank(bank): "bank \(FlashBanks.names[bank]) image"
-            case let .descriptor(bank): "bank \(FlashBanks.names[bank]) descriptor"
+            case let .bank(bank): "bank \(bank.name) image"
+            case let .descriptor(bank): "bank \(bank.name) descriptor"
             case let .otadata(sector): "otadata sector \(sector)"
             }
         }

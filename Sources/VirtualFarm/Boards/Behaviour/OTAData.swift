@@ -30,7 +30,7 @@ struct OTAData: Sendable, Hashable {
         static let size = 12
 
         /// The bank the entry starts: `(ota_seq − 1) mod 2`.
-        var bank: Int { Int((seq &- 1) % 2) }
+        var bank: AppBank { AppBank(rawValue: Int((seq &- 1) % 2))! }
 
         /// Whether the bootloader may start it.
         var bootable: Bool { state != .invalid && state != .aborted }
@@ -91,18 +91,18 @@ struct OTAData: Sendable, Hashable {
 
     /// The bank the bootloader starts from this otadata, before the image check: the active entry's; with none, the
     /// other bank than the newest refused (aborted, invalid) entry's; with no intact entry at all, bank A.
-    var selectedBank: Int {
+    var selectedBank: AppBank {
         if let active { return active.entry.bank }
-        if let newest { return 1 - newest.entry.bank }
-        return 0
+        if let newest { return newest.entry.bank.other }
+        return .a
     }
 
     /// The entry that makes `bank` boot next, in state `new`: `ota_seq` the smallest above every intact entry that
     /// names `bank`, written to the sector that does not hold the active entry. Returns the sector and its bytes.
-    func switching(to bank: Int) -> (sector: Int, bytes: [UInt8]) {
+    func switching(to bank: AppBank) -> (sector: Int, bytes: [UInt8]) {
         let top = (0..<2).compactMap { Entry(decoding: sectors[$0])?.seq }.max() ?? 0
         var seq = top + 1
-        if Int((seq - 1) % 2) != bank { seq += 1 }
+        if Int((seq - 1) % 2) != bank.rawValue { seq += 1 }
         let sector = active.map { 1 - $0.sector } ?? 0
         return (sector, Entry(seq: seq, state: .new).encoded)
     }

@@ -153,7 +153,7 @@ final class DescribedFirmware: BoardFirmware {
         guard let command = known.first(where: { $0.bytes == value }) else { return .valueNotAllowed }
         if let error = command.expect.error { return ATT.ErrorCode(rawValue: error) }
         values[access.characteristic] = value
-        board?.log("I", "CMD", command.name)
+        board?.log(.info, "CMD", command.name)
         if let expected = command.expect.notification, let service = data.characteristic(expected.characteristic)?.service {
             // Answer well within the time the command allows, as firmware that meets its profile does.
             board?.after(command.within / 4) { [weak self] in

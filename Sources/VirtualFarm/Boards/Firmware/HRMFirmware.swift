@@ -121,7 +121,7 @@ final class HRMFirmware: BoardFirmware {
         else { return .valueNotAllowed }
         self.alert = alert
         if let board { alertWrites.append((alert, board.sim.now)) }
-        board?.log("I", "ALERT", alert.rawValue)
+        board?.log(.info, "ALERT", alert.rawValue)
         return nil
     }
 }

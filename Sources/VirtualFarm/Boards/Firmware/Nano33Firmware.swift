@@ -81,7 +81,7 @@ final class Nano33Firmware: BoardFirmware {
         guard access.characteristic == Nano33BLESense.ledStatus, let state = value.first else { return .unlikelyError }
         guard state <= 1 else { return .valueNotAllowed }
         ledOn = state == 1
-        board?.log("I", "LED", ledOn ? "on" : "off")
+        board?.log(.info, "LED", ledOn ? "on" : "off")
         return nil
     }
 }

@@ -11,109 +11,108 @@ import DeviceProfiles
 /// self-test, a crash) is rewritten "aborted" and the other bank boots; a bank whose image fails its check is marked
 /// invalid and the other bank boots. A board with no intact image in either bank does not boot at all (no `BOOT`
 /// line): that is a bricked board, which the model must never reach.
-extension EspPointFirmware {
+extension EspPointOTAService {
     /// Sector erase and page program of one `otadata` sector.
     static var otadataWrite: Duration { flashTiming.sectorErase + flashTiming.pageProgram }
 
     /// The second-stage bootloader picks the bank before the app's `BOOT` line.
     func bootloader(on board: VirtualBoard, reason: ConsoleLine.ResetReason) {
         self.board = board
-        if let active = ota.banks.otadata.active {
+        if let active = flash.banks.otadata.active {
             switch active.entry.state {
             case .new:
                 rewriteOTAData(sector: active.sector, to: .pendingVerify)
             case .pendingVerify:
                 rewriteOTAData(sector: active.sector, to: .aborted)
-                ota.outcome = .rolledBack
+                flash.outcome = .rolledBack
                 rollback(from: active.entry.bank, reason: "unconfirmed")
             default:
                 break
             }
         }
-        var chosen = ota.banks.otadata.selectedBank
-        if ota.banks.bootableImage(in: chosen) == nil {
-            if let active = ota.banks.otadata.active, active.entry.bank == chosen {
+        var chosen = flash.banks.otadata.selectedBank
+        if flash.banks.bootableImage(in: chosen) == nil {
+            if let active = flash.banks.otadata.active, active.entry.bank == chosen {
                 rewriteOTAData(sector: active.sector, to: .invalid)
             }
-            ota.outcome = .rolledBack
+            flash.outcome = .rolledBack
             rollback(from: chosen, reason: "invalid-image")
-            chosen = 1 - chosen
+            chosen = chosen.other
         }
-        guard let image = ota.banks.bootableImage(in: chosen) else {
+        guard let image = flash.banks.bootableImage(in: chosen) else {
             bootable = false
             board.print(.other("E boot: no bootable app image in bank A or B: the board cannot start"))
             return
         }
         bootable = true
-        ota.banks.running = chosen
+        flash.banks.running = chosen
         version = image.version
-        bank = ota.banks.runningName
     }
 
-    private func rollback(from bank: Int, reason: String) {
-        board?.print(.otaRollback(bank: FlashBanks.names[1 - bank], reason: reason))
+    private func rollback(from bank: AppBank, reason: String) {
+        board?.print(.otaRollback(bank: bank.other.name, reason: reason))
     }
 
     /// Rewrites the entry of an `otadata` sector with `state`, in place (a sector erase and a page program).
     func rewriteOTAData(sector: Int, to state: OTAData.State) {
-        guard let bytes = ota.banks.otadata.rewriting(sector: sector, to: state) else { return }
+        guard let bytes = flash.banks.otadata.rewriting(sector: sector, to: state) else { return }
         flashWrite(bytes, to: .otadata(sector), at: 0, taking: Self.otadataWrite, erasing: true)
     }
 
     /// The app's self-test, early in its init: a pending image commits or rolls back. Returns false when the board
     /// is resetting into the old bank.
     func selfTestIfPending(on board: VirtualBoard) -> Bool {
-        guard let active = ota.banks.otadata.active, active.entry.state == .pendingVerify,
-            active.entry.bank == ota.banks.running
+        guard let active = flash.banks.otadata.active, active.entry.state == .pendingVerify,
+            active.entry.bank == flash.banks.running
         else { return true }
-        if ota.faults.selfTest {
-            ota.faults.selfTest = false
+        if flash.faults.selfTest {
+            flash.faults.selfTest = false
             rewriteOTAData(sector: active.sector, to: .invalid)
-            ota.outcome = .rolledBack
-            board.log("E", "OTA", "self-test failed: fw=\(version)")
+            flash.outcome = .rolledBack
+            board.log(.error, "OTA", "self-test failed: fw=\(version)")
             rollback(from: active.entry.bank, reason: "selftest")
             board.reset(.software)
             return false
         }
         rewriteOTAData(sector: active.sector, to: .valid)
-        ota.outcome = .committed
-        board.print(.otaCommitted(bank: ota.banks.runningName, firmware: version))
+        flash.outcome = .committed
+        board.print(.otaCommitted(bank: flash.banks.running.name, firmware: version))
         return true
     }
 
     // MARK: Console (test firmware only)
 
     /// `ota-fault crc|flash|corrupt|selftest|drop N|drop last|none` and `ota-key <64 hex digits>|none`.
-    func otaConsoleCommand(_ words: [Substring]) -> Bool {
+    func consoleCommand(_ words: [Substring]) -> Bool {
         guard let board else { return false }
         switch words.first {
         case "ota-fault":
             let what = words.dropFirst().joined(separator: " ")
             switch what {
-            case "crc": ota.faults.crc = true
-            case "flash": ota.faults.flashWrite = true
-            case "corrupt": ota.faults.corruptBank = true
-            case "selftest": ota.faults.selfTest = true
-            case "drop last": ota.faults.dropBeforeLast = true
-            case "none": ota.faults = OTAFaults()
+            case "crc": flash.faults.crc = true
+            case "flash": flash.faults.flashWrite = true
+            case "corrupt": flash.faults.corruptBank = true
+            case "selftest": flash.faults.selfTest = true
+            case "drop last": flash.faults.dropBeforeLast = true
+            case "none": flash.faults = OTAFaults()
             default:
                 if words.count == 3, words[1] == "drop", let n = Int(words[2]), n >= 0 {
-                    ota.faults.dropAfterFrames = n
+                    flash.faults.dropAfterFrames = n
                 } else {
-                    board.log("W", "CONSOLE", "usage: ota-fault crc|flash|corrupt|selftest|drop N|drop last|none")
+                    board.log(.warning, "CONSOLE", "usage: ota-fault crc|flash|corrupt|selftest|drop N|drop last|none")
                     return true
                 }
             }
-            board.log("I", "OTA", "fault armed: \(what)")
+            board.log(.info, "OTA", "fault armed: \(what)")
         case "ota-key":
             if words.count == 2, words[1] == "none" {
-                ota.signingKey = nil
-                board.log("I", "OTA", "signing key cleared: images are not checked for a signature")
+                flash.signingKey = nil
+                board.log(.info, "OTA", "signing key cleared: images are not checked for a signature")
             } else if words.count == 2, let key = hexBytes(words[1]), key.count == 32 {
-                ota.signingKey = key
-                board.log("I", "OTA", "signing key set: images must carry an Ed25519 signature")
+                flash.signingKey = key
+                board.log(.info, "OTA", "signing key set: images must carry an Ed25519 signature")
             } else {
-                board.log("W", "CONSOLE", "usage: ota-key <64 hex digits>|none")
+                board.log(.warning, "CONSOLE", "usage: ota-key <64 hex digits>|none")
             }
         default:
             return false

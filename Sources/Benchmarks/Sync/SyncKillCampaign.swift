@@ -1,5 +1,6 @@
 import BLECore
 import BenchCore
+import Benches
 import CentralStack
 import Foundation
 import Synchronization

@@ -1,4 +1,5 @@
 import BenchCore
+import Benches
 import BLECore
 import CentralStack
 import Foundation
@@ -8,7 +9,7 @@ import Radios
 /// blerig's central in this process on a controller of its own, timed through the same sequence as
 /// `bench_central.py` runs Bumble's central (see ``HCIBenchmark``), on one of two paths:
 /// - ``Path/benchmark``: an ``HCIStack`` with its ``HCICentral``, the work on the stack's executor;
-/// - ``Path/campaign``: the radio as a campaign builds it (``HCIBenchLauncher/radio(id:on:maxLinks:clock:)``),
+/// - ``Path/campaign``: the radio as a campaign builds it (``BenchBuilder/campaignRadio(id:on:clock:)``),
 ///   reached through ``BenchRadio``, its every packet captured as a run captures it (the board's btsnoop and the
 ///   radio's, written by the run's writer thread), the work on ``BenchRadio/executor`` with blocking work
 ///   offloaded, as ``CampaignRun`` runs a board's suites.
@@ -24,7 +25,7 @@ struct BlerigCentralBenchmark {
     let options: HCIBenchmark.Options
     var path: Path = .benchmark
 
-    /// The Interop Test service's characteristics the benchmark uses (see `Tests/InteropTests/Peers/README.md`).
+    /// The Interop Test service's characteristics the benchmark uses (see `share/blerig/peers/README.md`).
     static func profileUUID(_ short: UInt16) -> BluetoothUUID {
         BluetoothUUID(high: 0xE5B1_0000_7C3A_4F0E | UInt64(short) << 32, low: 0x9D2B_5A1C_3E7F_9B20)
     }
@@ -75,8 +76,7 @@ struct BlerigCentralBenchmark {
         let radio: any BenchRadio
         let hciRadio: HCIRadio
         do {
-            hciRadio = try await HCIBenchLauncher.radio(
-                id: "bench", on: try hci.open(), maxLinks: HCIBenchLauncher.defaultMaxLinks, clock: WallClock())
+            hciRadio = try await BenchBuilder.campaignRadio(id: "bench", on: try hci.open(), clock: WallClock())
             radio = hciRadio
         } catch {
             throw BenchmarkError("blerig's campaign radio could not open a controller at \(hci): \(error)")

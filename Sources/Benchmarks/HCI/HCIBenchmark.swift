@@ -36,7 +36,7 @@ public struct HCIBenchmark: Sendable {
         /// Where the interop venv (rootcanal and Bumble) is; nil finds it as ``InteropVenv/locate(environment:from:)``
         /// does.
         public var venv: InteropVenv?
-        /// Where the Bumble peer scripts are; nil finds `Tests/InteropTests/Peers` of the checkout.
+        /// Where the Bumble peer scripts are; nil finds the shipped `share/blerig/peers` (``PeerScripts``).
         public var peers: String?
 
         public init() {}

@@ -2,7 +2,7 @@ import Foundation
 import Orchestrator
 import Radios
 
-/// One of the Bumble peer scripts (`Tests/InteropTests/Peers/`), run by the interop venv's Python under a
+/// One of the Bumble peer scripts (``PeerScripts``: `share/blerig/peers/`), run by the interop venv's Python under a
 /// ``SupervisedProcess``: it dies with blerig, and it exits by itself when its stdin (the lifeline) closes.
 ///
 /// A script prints one machine-readable line per thing on stdout, `KIND {json}` (`READY` once up, `RESULT` or
@@ -62,35 +62,46 @@ struct PeerScript: Sendable {
     }
 }
 
-/// Where the Bumble peer scripts are: `Tests/InteropTests/Peers/` of the blerig checkout, found from the
-/// current directory upwards (as the interop venv is), else next to the sources this binary was built from.
-enum PeerScripts {
-    static let relativePath = "Tests/InteropTests/Peers"
+/// Where the Bumble peer scripts are. They ship with blerig in `share/blerig/peers/`: under the install prefix
+/// (`<prefix>/bin/blerig` finds `<prefix>/share/blerig/peers`) and at the top of the checkout (a build's
+/// `.build/debug/blerig` finds the checkout's). The search goes up from the executable's directory, then up from the
+/// current directory; the error names every place it looked.
+public enum PeerScripts {
+    /// Below an install prefix or a checkout.
+    public static let relativePath = "share/blerig/peers"
+    /// What a directory must hold to be the one (the benchmark's peripheral and central, and their shared code).
+    public static let required = ["peripheral.py", "bench_central.py", "peer_common.py"]
 
-    static func locate(from start: String = FileManager.default.currentDirectoryPath) throws(BenchmarkError) -> String {
+    /// The scripts' directory, searched from `executable`'s directory upwards, then from `start` upwards.
+    public static func locate(
+        executable: String = ChildProcess.currentExecutable,
+        from start: String = FileManager.default.currentDirectoryPath
+    ) throws(BenchmarkError) -> String {
         var searched: [String] = []
-        var directory = URL(filePath: start, directoryHint: .isDirectory).standardizedFileURL
-        while true {
-            let candidate = directory.appending(path: relativePath).path(percentEncoded: false)
-            if holdsScripts(candidate) { return candidate }
-            searched.append(candidate)
-            let parent = directory.deletingLastPathComponent()
-            if parent.path == directory.path { break }
-            directory = parent
+        let origins = [
+            URL(filePath: executable).deletingLastPathComponent(), URL(filePath: start, directoryHint: .isDirectory),
+        ]
+        for origin in origins {
+            var directory = origin.standardizedFileURL
+            while true {
+                let candidate = directory.appending(path: relativePath).path(percentEncoded: false)
+                if !searched.contains(candidate) {
+                    if holdsScripts(candidate) { return candidate }
+                    searched.append(candidate)
+                }
+                let parent = directory.deletingLastPathComponent()
+                if parent.path == directory.path { break }
+                directory = parent
+            }
         }
-        // Sources/Benches/Benchmark/PeerScript.swift → the checkout is four levels up.
-        var built = URL(filePath: #filePath)
-        for _ in 0..<4 { built.deleteLastPathComponent() }
-        let candidate = built.appending(path: relativePath).path(percentEncoded: false)
-        if holdsScripts(candidate) { return candidate }
-        searched.append(candidate)
         throw BenchmarkError(
-            "the Bumble peer scripts are not in \(searched.joined(separator: ", ")): run blerig from its checkout")
+            "the Bumble peer scripts (\(required.joined(separator: ", "))) are not in any of "
+                + searched.joined(separator: ", ")
+                + ": they ship in \(relativePath)/ of the blerig checkout or install prefix; run the blerig built or"
+                + " installed there")
     }
 
     private static func holdsScripts(_ directory: String) -> Bool {
-        ["peripheral.py", "bench_central.py", "peer_common.py"].allSatisfy {
-            FileManager.default.fileExists(atPath: "\(directory)/\($0)")
-        }
+        required.allSatisfy { FileManager.default.fileExists(atPath: "\(directory)/\($0)") }
     }
 }
