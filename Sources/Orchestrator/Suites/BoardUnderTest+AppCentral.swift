@@ -5,7 +5,7 @@ import Reports
 
 extension BoardUnderTest {
     /// The app's central for this board (``AppCentral``, connecting on demand), with the run's pairing keys (it
-    /// pairs with the rig's key, the one ``authenticate(_:)`` pairs with) and GATT cache. Its machine's
+    /// pairs with the rig's key, drawn from the run's seed as the pairing suite's is) and GATT cache. Its machine's
     /// transitions go into the board's timeline — and so the JUnit system-out — with their causes, and so does
     /// every connection attempt with its timing (``LinkAttempt``).
     ///

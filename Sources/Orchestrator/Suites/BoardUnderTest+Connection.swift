@@ -5,7 +5,7 @@ import Reports
 
 extension BoardUnderTest {
     /// A connection state machine with its shell for this board: it scans for the board's address, pairs with
-    /// the rig's key (the same key ``authenticate(_:)`` pairs with), connects and reconnects on the board's
+    /// the rig's key (the same key the app central pairs with), connects and reconnects on the board's
     /// central. Its transitions go into the board's timeline (and so the JUnit system-out) with their causes;
     /// every report also goes to `report`.
     ///
