@@ -109,9 +109,9 @@ struct LinkModelAgreementTests {
             .run(RunOptions(outputRoot: CampaignTests.outputRoot()))
         #expect(result.status == .passed)
         let pairs = comparisons.pairs.withLock { $0 }
-        // Per board: discovery's session, six handshakes, the commands session; the esp-point's six handshakes
-        // are each followed by a warm reconnect with the table cached.
-        #expect(pairs.count == 3 * 8 + 6)
+        // Per board: discovery's session, the handshake suite's app central pairing, six handshakes, the commands
+        // session; the esp-point's six handshakes are each followed by a warm reconnect with the table cached.
+        #expect(pairs.count == 3 * 9 + 6)
         for pair in pairs {
             let predicted = try #require(pair.predicted, "no prediction for a connect to \(pair.board)")
             #expect(pair.measured == predicted, "\(pair.board): measured \(pair.measured), predicted \(predicted)")

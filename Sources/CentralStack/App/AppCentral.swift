@@ -4,13 +4,15 @@ import Foundation
 
 /// The central as a phone app holds it: one object for one board that owns the ``ConnectionMachine`` (through its
 /// ``ConnectionShell``), the GATT cache, the pairing keys, the saved state (``ConnectionStateStore``) and the work
-/// the app asks of the board. The app does not open sessions: it asks for work — ``perform(_:within:_:)``,
-/// ``update(to:options:progress:activated:)`` (`AppCentral+OTA.swift`), ``pullLog(into:serial:puller:observe:)``
-/// (`AppCentral+Sync.swift`), ``followHeartRate(for:policy:decided:)`` (`AppCentral+Alerts.swift`),
-/// ``pair(within:)`` — and the machine connects when work is queued (policy ``ConnectionPolicy/onDemand``), runs it
-/// on the session it made ready (paired or authenticated), and closes the link when no work is left.
+/// the app asks of the board. The app does not open sessions: it asks for work — ``perform(_:within:attempts:_:)``,
+/// ``update(to:options:progress:activated:)`` (`AppCentral+OTA.swift`),
+/// ``pullLog(into:serial:now:puller:observe:prepare:)`` (`AppCentral+Sync.swift`), ``raiseAlerts(for:policy:)``
+/// (`AppCentral+Alerts.swift`), ``pair(within:attempts:)`` — or scans for its board (``firstAdvertisement(within:)``,
+/// `AppCentral+Scan.swift`); the machine connects when work is queued (policy ``ConnectionPolicy/onDemand``), runs
+/// it on the session it made ready (paired or authenticated), and closes the link when no work is left.
 ///
-/// Every transition of the machine, with its cause, goes to the `report` given at init.
+/// Every transition of the machine, with its cause, goes to the `report` given at init, and so does every connection
+/// attempt with its timing (``LinkAttempt``): what an app's analytics would see, and what a test measures.
 public final class AppCentral: Sendable {
     public let shell: ConnectionShell
     public let keys: any PairingKeyStore
@@ -35,12 +37,19 @@ public final class AppCentral: Sendable {
     ) {
         let broker = SessionBroker()
         self.broker = broker
+        // A failed attempt also gives up the work that fails with it (``AttemptPolicy/failWithTheAttempt``).
+        let observed: @Sendable (ConnectionShell.Report) -> Void = { event in
+            if case .attempt(let attempt, _) = event, !attempt.succeeded {
+                broker.attemptFailed(ConnectionAttemptFailed(attempt: attempt))
+            }
+            report(event)
+        }
         self.board = board
         self.sessionLimit = sessionLimit
         self.keys = keys
         self.shell = ConnectionShell(
             central: central, radio: radio, configuration: configuration, keys: keys, newKey: newKey, store: store,
-            wallClock: wallClock, report: report,
+            wallClock: wallClock, report: observed,
             traffic: { session in
                 broker.offer(session)
                 defer { broker.withdraw(session) }
@@ -77,26 +86,33 @@ public final class AppCentral: Sendable {
     /// One piece of work on the board: queued to the machine (which connects on demand), run on the next ready
     /// session no other work holds, then done (the machine closes the link when nothing else is queued). A link
     /// lost during the work reaches `body` as the error of its next request.
+    ///
+    /// - Parameter attempts: whether a connection attempt that fails while the work waits fails the work
+    ///   (``ConnectionAttemptFailed``) or the work waits for the machine to try again (the default).
     public func perform<T: Sendable>(
-        _ what: String, within limit: Duration? = nil, _ body: (ProfileSession) async throws -> T
+        _ what: String, within limit: Duration? = nil, attempts: AttemptPolicy = .retry,
+        _ body: (ProfileSession) async throws -> T
     ) async throws -> T {
         // Handled before the lease: a link the machine chose to close when earlier work completed is not leased.
         await shell.deliver(.workQueued(1))
         defer { shell.send(.workCompleted(1)) }
-        let session = try await lease(for: what, within: limit)
+        let session = try await lease(for: what, within: limit, attempts: attempts)
         defer { broker.release() }
         return try await body(session)
     }
 
     /// Pairs with the board (or authenticates with the stored key) and returns once the machine is paired and
     /// connected; the link then closes when no work is queued.
-    public func pair(within limit: Duration? = nil) async throws {
-        try await perform("pairing", within: limit) { _ in }
+    public func pair(within limit: Duration? = nil, attempts: AttemptPolicy = .retry) async throws {
+        try await perform("pairing", within: limit, attempts: attempts) { _ in }
     }
 
     /// Waits for a ready session for work already counted as queued; pair with `broker.release()`.
-    func lease(for what: String, within limit: Duration?) async throws(SessionError) -> ProfileSession {
+    func lease(
+        for what: String, within limit: Duration?, attempts: AttemptPolicy = .retry
+    ) async throws -> ProfileSession {
         try await broker.lease(
-            within: limit ?? sessionLimit, clock: clock, waitingFor: "a ready session with \(board) for \(what)")
+            within: limit ?? sessionLimit, clock: clock, waitingFor: "a ready session with \(board) for \(what)",
+            failing: attempts)
     }
 }

@@ -4,13 +4,21 @@ import Synchronization
 /// Hands the connection machine's ready session to the app's work, one piece of work at a time.
 ///
 /// The shell offers each session its machine brought to ready (``offer(_:)``) and withdraws it when the link ends
-/// (``withdraw(_:)``); work waits in ``lease(within:clock:waitingFor:)`` until a session is offered and no other
-/// work holds it, in the order it asked. The work runs in its own task, so a lost link reaches it as the GATT
-/// error of its next request, exactly as it would reach an app.
+/// (``withdraw(_:)``); work waits in ``lease(within:clock:waitingFor:failing:)`` until a session is offered and no
+/// other work holds it, in the order it asked. The work runs in its own task, so a lost link reaches it as the GATT
+/// error of its next request, exactly as it would reach an app. Work that asked to fail with the connection
+/// (``AttemptPolicy/failWithTheAttempt``) is given up when an attempt fails while it waits (``attemptFailed(_:)``).
 final class SessionBroker: Sendable {
+    /// What a waiting piece of work is given.
+    private enum Grant {
+        case session(ProfileSession)
+        case failed(ConnectionAttemptFailed)
+    }
     private struct Waiter {
         let id: UInt64
-        let continuation: CheckedContinuation<ProfileSession?, Never>
+        let policy: AttemptPolicy
+        /// nil: the wait was cancelled.
+        let continuation: CheckedContinuation<Grant?, Never>
     }
     private struct State {
         var session: ProfileSession?
@@ -36,7 +44,7 @@ final class SessionBroker: Sendable {
             s.session = session
             return s.busy || s.waiters.isEmpty || !usable() ? nil : grant(&s)
         }
-        waiter?.continuation.resume(returning: session)
+        waiter?.continuation.resume(returning: .session(session))
     }
 
     /// The link of `session` ended: it is offered no more.
@@ -46,20 +54,33 @@ final class SessionBroker: Sendable {
         }
     }
 
+    /// A connection attempt failed: every waiting work that fails with the attempt is given up with `failure`.
+    func attemptFailed(_ failure: ConnectionAttemptFailed) {
+        let failing = state.withLock { s -> [Waiter] in
+            let failing = s.waiters.filter { $0.policy == .failWithTheAttempt }
+            s.waiters.removeAll { $0.policy == .failWithTheAttempt }
+            return failing
+        }
+        for waiter in failing { waiter.continuation.resume(returning: .failed(failure)) }
+    }
+
     /// Waits for a ready session no other work holds, at most `limit` on `clock`. Pair with ``release()``.
-    func lease(within limit: Duration, clock: any RigClock, waitingFor what: String) async throws(SessionError)
-        -> ProfileSession
-    {
-        let session = try await withTimeout(limit, clock: clock, waitingFor: what) {
-            guard let session = await self.wait() else { throw CancellationError() }
+    func lease(
+        within limit: Duration, clock: any RigClock, waitingFor what: String, failing policy: AttemptPolicy = .retry
+    ) async throws -> ProfileSession {
+        let grant = try await withTimeout(limit, clock: clock, waitingFor: what) { () async throws -> Grant in
+            guard let grant = await self.wait(policy) else { throw CancellationError() }
             // Granted as the wait was given up: hand it on rather than hold it for nobody.
-            if Task.isCancelled {
+            if case .session = grant, Task.isCancelled {
                 self.release()
                 throw CancellationError()
             }
-            return session
+            return grant
         }
-        return session
+        switch grant {
+        case .session(let session): return session
+        case .failed(let failure): throw failure
+        }
     }
 
     /// The work that held the session is done with it: the next one may have it.
@@ -69,7 +90,7 @@ final class SessionBroker: Sendable {
             guard let session = s.session, !s.waiters.isEmpty, usable() else { return nil }
             return (grant(&s), session)
         }
-        if let (waiter, session) = handoff { waiter.continuation.resume(returning: session) }
+        if let (waiter, session) = handoff { waiter.continuation.resume(returning: .session(session)) }
     }
 
     private func grant(_ s: inout State) -> Waiter {
@@ -77,24 +98,25 @@ final class SessionBroker: Sendable {
         return s.waiters.removeFirst()
     }
 
-    /// The session once it is this caller's turn; nil when the task was cancelled first (it holds nothing then).
-    private func wait() async -> ProfileSession? {
+    /// The session (or the failed attempt) once it is this caller's turn; nil when the task was cancelled first (it
+    /// holds nothing then).
+    private func wait(_ policy: AttemptPolicy) async -> Grant? {
         let id = state.withLock { s -> UInt64 in
             s.next += 1
             return s.next
         }
         return await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<ProfileSession?, Never>) in
+            await withCheckedContinuation { (continuation: CheckedContinuation<Grant?, Never>) in
                 let now = state.withLock { s -> (ProfileSession?, Bool) in
                     if Task.isCancelled { return (nil, true) }
                     if !s.busy, s.waiters.isEmpty, let session = s.session, usable() {
                         s.busy = true
                         return (session, true)
                     }
-                    s.waiters.append(Waiter(id: id, continuation: continuation))
+                    s.waiters.append(Waiter(id: id, policy: policy, continuation: continuation))
                     return (nil, false)
                 }
-                if now.1 { continuation.resume(returning: now.0) }
+                if now.1 { continuation.resume(returning: now.0.map(Grant.session)) }
             }
         } onCancel: {
             let waiter = state.withLock { s -> Waiter? in
@@ -104,4 +126,19 @@ final class SessionBroker: Sendable {
             waiter?.continuation.resume(returning: nil)
         }
     }
+}
+
+/// What a piece of work does when a connection attempt fails while it waits for its session.
+public enum AttemptPolicy: Sendable, Hashable {
+    /// Waits on: the machine tries again (with back-off, or after scanning again), as background work does.
+    case retry
+    /// Fails with the attempt (``ConnectionAttemptFailed``), as work a user waits for, or a test that must report a
+    /// board that did not connect, does. The machine tries again only for other work.
+    case failWithTheAttempt
+}
+
+/// A connection attempt failed while work that fails with it (``AttemptPolicy/failWithTheAttempt``) waited.
+public struct ConnectionAttemptFailed: Error, Sendable, CustomStringConvertible {
+    public let attempt: LinkAttempt
+    public var description: String { "\(attempt)" }
 }

@@ -15,6 +15,11 @@ extension ConnectionShell {
         let connection: any GATTConnection
         switch attempt {
         case .failure(let error):
+            report(
+                .attempt(
+                    LinkAttempt(
+                        peripheral: peripheral, requested: requested, failure: "\(error)", reason: error.hciReason),
+                    at: clock.now))
             input.yield((.failedToConnect(peripheral, reason: error.hciReason), clock.now))
             return forget(link)
         case .success(let made): connection = made
@@ -24,7 +29,8 @@ extension ConnectionShell {
             var ready = false
             do {
                 try await Handshake.withSession(
-                    connection: connection, requested: requested, linkUp: linkUp, spec: configuration.spec, clock: clock,
+                    connection: connection, requested: requested, linkUp: linkUp, spec: configuration.spec,
+                    clock: clock,
                     cache: configuration.cache
                 ) { session in
                     if !pairing, configuration.spec.profile == .espPoint {
@@ -33,13 +39,26 @@ extension ConnectionShell {
                         }
                         try await EspPointClient(session: session).authenticate(key: key)
                     }
+                    report(
+                        .attempt(
+                            LinkAttempt(
+                                peripheral: peripheral, requested: requested, linkUp: linkUp,
+                                timeline: session.timeline, mtu: session.mtu),
+                            at: clock.now))
                     input.yield((.connected(peripheral), linkUp))
                     ready = true
                     await serve(session, link: link, commands: commands, pairing: pairing)
                 }
             } catch {
                 if !ready {
-                    input.yield((.failedToConnect(peripheral, reason: Self.reason(error)), clock.now))
+                    let reason = Self.reason(error)
+                    report(
+                        .attempt(
+                            LinkAttempt(
+                                peripheral: peripheral, requested: requested, linkUp: linkUp, failure: "\(error)",
+                                reason: reason),
+                            at: clock.now))
+                    input.yield((.failedToConnect(peripheral, reason: reason), clock.now))
                 } else {
                     report(.problem("session with \(peripheral) ended: \(error)", at: clock.now))
                 }

@@ -35,9 +35,11 @@ public final class ConnectionShell: Sendable {
         }
     }
 
-    /// What the shell reports: the machine's notices, and the shell's own problems (a save that failed).
+    /// What the shell reports: the machine's notices, each connection attempt once it is settled (its timing, or
+    /// why it failed: what the machine does not see), and the shell's own problems (a save that failed).
     public enum Report: Sendable {
         case notice(ConnectionNotice, at: RigInstant)
+        case attempt(LinkAttempt, at: RigInstant)
         case problem(String, at: RigInstant)
     }
 

@@ -98,6 +98,7 @@ public struct CentralTool: Sendable {
         switch report {
         case .notice(.transition(let transition), _): "state \(transition)"
         case .notice(let notice, _): "notice \(notice)"
+        case .attempt(let attempt, _): "attempt \(attempt)"
         case .problem(let message, _): "problem \(message)"
         }
     }

@@ -102,9 +102,13 @@ struct ProgressLine {
         case let .runStarted(run):
             text = "run \(run.runID): rig \(run.rig) on the \(run.radio); reports in \(directory)/"
         case let .transition(change):
-            // Sessions come and go many times a suite: their transitions are in the reports, not on the screen.
+            // Sessions come and go many times a suite: their transitions are in the reports, not on the screen. So
+            // are the app central's links opened for work and closed when it is done; a lost link is shown.
             let chatty: Set<String> = [BoardState.connected.rawValue]
             guard !chatty.contains(change.from), !chatty.contains(change.to) else { return nil }
+            let links: Set<String> = ["central.pairedConnected", "central.pairedDisconnected"]
+            guard !(links.contains(change.from) && links.contains(change.to) && !change.reason.hasPrefix("link lost"))
+            else { return nil }
             text = "[\(change.board)] \(change.from) → \(change.to) (\(change.reason)) at \(change.at)"
         case let .testFinished(test):
             let verdict: String =

@@ -5,10 +5,13 @@ import Reports
 
 extension BoardUnderTest {
     /// The app's central for this board (``AppCentral``, connecting on demand), with the run's pairing keys (it
-    /// pairs with the rig's key, the one ``authenticate(_:)`` pairs with) and GATT cache. Its machine's
-    /// transitions go into the board's timeline — and so the JUnit system-out — with their causes.
+    /// pairs with the rig's key, drawn from the run's seed as the pairing suite's is) and GATT cache. Its machine's
+    /// transitions go into the board's timeline — and so the JUnit system-out — with their causes, and so does
+    /// every connection attempt with its timing (``LinkAttempt``).
+    ///
+    /// - Parameter cache: the GATT cache its sessions are made ready from; the run's (``gattCache``) by default.
     func appCentral(
-        purpose: String, store: (any ConnectionStateStore)? = nil,
+        purpose: String, store: (any ConnectionStateStore)? = nil, cache: (any GATTCache)? = nil,
         report: @escaping @Sendable (ConnectionShell.Report) -> Void = { _ in }
     ) -> AppCentral {
         var keyRandom = random("pairing-key")
@@ -19,7 +22,7 @@ extension BoardUnderTest {
             central: central, board: address, radio: central as? any RadioPower,
             configuration: .init(
                 spec: spec, policy: .onDemand, scanFilter: ScanFilter(addresses: [address]),
-                backoff: ReconnectBackoff(random: random("\(purpose)-backoff")), cache: gattCache),
+                backoff: ReconnectBackoff(random: random("\(purpose)-backoff")), cache: cache ?? gattCache),
             keys: keys, newKey: { key }, store: store,
             wallClock: { Date(timeIntervalSince1970: (origin + clock.now.sinceOrigin).seconds) },
             report: { event in
@@ -30,9 +33,9 @@ extension BoardUnderTest {
 
     /// Runs `body` with this board's app central running, then stops it.
     func withAppCentral<T: Sendable>(
-        purpose: String, report: @escaping @Sendable (ConnectionShell.Report) -> Void = { _ in },
-        _ body: (AppCentral) async throws -> T
+        purpose: String, cache: (any GATTCache)? = nil,
+        report: @escaping @Sendable (ConnectionShell.Report) -> Void = { _ in }, _ body: (AppCentral) async throws -> T
     ) async throws -> T {
-        try await appCentral(purpose: purpose, report: report).running { try await body($0) }
+        try await appCentral(purpose: purpose, cache: cache, report: report).running { try await body($0) }
     }
 }

@@ -5,7 +5,7 @@ import Reports
 
 extension BoardUnderTest {
     /// A connection state machine with its shell for this board: it scans for the board's address, pairs with
-    /// the rig's key (the same key ``authenticate(_:)`` pairs with), connects and reconnects on the board's
+    /// the rig's key (the same key the app central pairs with), connects and reconnects on the board's
     /// central. Its transitions go into the board's timeline (and so the JUnit system-out) with their causes;
     /// every report also goes to `report`.
     ///
@@ -36,9 +36,13 @@ extension BoardUnderTest {
 extension CheckRecorder {
     /// Puts a connection shell's report in the board's timeline: a transition of the state machine as a
     /// transition (`central.pairedConnected → central.pairedDisconnected: link lost: connection timeout`), other
-    /// notices as log lines of source `central`, problems as warnings.
+    /// notices and each connection attempt (`session with … ready in 312.319 ms (link up in …)`) as log lines of
+    /// source `central`, attempts that failed and problems as warnings.
     func record(_ report: ConnectionShell.Report) {
         switch report {
+        case .attempt(let attempt, let at):
+            let level: LogLevel = attempt.succeeded ? .info : .warning
+            emit(.log(.init(board: board, at: at, level: level, source: "central", message: "\(attempt)")))
         case .notice(.transition(let transition), _):
             emit(
                 .transition(

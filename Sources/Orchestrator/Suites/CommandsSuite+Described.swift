@@ -5,21 +5,24 @@ import Reports
 
 /// The `commands` check of a board described as data: every write of the profile in order, `repetitions` times,
 /// each timed into `gatt.write_rtt_ms` and held to what it must cause (a Write Response or the named ATT error,
-/// and the notification it must bring, all within its time).
+/// and the notification it must bring, all within its time). Like the built-in boards' commands, they are work given
+/// to the app's central (``AppCentral``), sent on the session its machine made ready.
 extension CommandsSuite {
     func runDescribed(_ commands: DataProfile.Commands, repetitions: Int, on board: BoardUnderTest) async {
         do {
-            try await board.withSession { session in
-                await board.check(Self.name, commands.check) {
-                    var rtt = LatencyHistogram(metric: "gatt.write_rtt_ms", definition: Self.rttDefinition)
-                    for _ in 0..<repetitions {
-                        for command in commands.writes {
-                            if let took = try await Self.send(command, board: board, session: session) {
-                                rtt.record(took)
+            try await board.withAppCentral(purpose: "commands") { app in
+                try await app.perform("sending the profile's commands", attempts: .failWithTheAttempt) { session in
+                    await board.check(Self.name, commands.check) {
+                        var rtt = LatencyHistogram(metric: "gatt.write_rtt_ms", definition: Self.rttDefinition)
+                        for _ in 0..<repetitions {
+                            for command in commands.writes {
+                                if let took = try await Self.send(command, board: board, session: session) {
+                                    rtt.record(took)
+                                }
                             }
                         }
+                        return rtt.measurements
                     }
-                    return rtt.measurements
                 }
             }
         } catch {
@@ -30,7 +33,9 @@ extension CommandsSuite {
     }
 
     /// Sends one command and checks what it caused; returns the round trip of a Write Request.
-    static func send(_ command: DataProfile.Command, board: BoardUnderTest, session: ProfileSession) async throws
+    static func send(
+        _ command: DataProfile.Command, board: BoardUnderTest, session: ProfileSession
+    ) async throws
         -> Duration?
     {
         let clock = board.clock
@@ -57,7 +62,8 @@ extension CommandsSuite {
             }
             took = start.duration(to: clock.now)
             if let took, took > command.within {
-                throw CheckFailure("\(board.place): \(what) answered after \(took.msText), allowed \(command.within.msText)")
+                throw CheckFailure(
+                    "\(board.place): \(what) answered after \(took.msText), allowed \(command.within.msText)")
             }
         }
         if let expected = command.expect.notification, let inbox {

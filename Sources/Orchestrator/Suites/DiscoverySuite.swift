@@ -5,6 +5,14 @@ import Reports
 
 /// `discovery`: the board advertises what its profile says, and its GATT table holds every service and
 /// characteristic the profile requires.
+///
+/// Both checks go through the app's central (``AppCentral``), as an app first meets a board. The advertising check is
+/// the app's own scan on the central its ``AppCentral`` owns (``AppCentral/firstAdvertisement(within:)``), timed from
+/// the scan's start and made before the app's machine runs: a machine with no board scans for one and connects to
+/// the first it finds, and a board being connected to stops advertising, so a scan beside a running machine would
+/// race the app's own connection for the advertisement it times. The table check is work given to that app central:
+/// its machine scans, connects and pairs (an esp-point: with the rig's key, or authenticates with the key the rig
+/// holds), and the check reads the table on the session it made ready.
 struct DiscoverySuite: Suite {
     static let name = "discovery"
     var timeout: Duration = .seconds(10)
@@ -21,9 +29,10 @@ struct DiscoverySuite: Suite {
 
     func run(on board: BoardUnderTest) async {
         let timeout = timeout
+        let app = board.appCentral(purpose: "discovery")
         await board.check(Self.name, "advertises as \(board.profile)") {
             let start = board.clock.now
-            guard let report = try await board.firstAdvertisement(within: timeout) else {
+            guard let report = try await app.firstAdvertisement(within: timeout) else {
                 throw CheckFailure(
                     "\(board.place): no advertisement from \(board.address) within \(timeout.seconds) s", class: .board)
             }
@@ -41,40 +50,51 @@ struct DiscoverySuite: Suite {
             ]
         }
         await board.check(Self.name, "GATT table complete") {
-            let counts = try await board.withSession { session in
-                var characteristics = 0
-                for service in session.services {
-                    characteristics += try await session.connection.discoverCharacteristics(of: service).count
+            let table = try await app.running { app in
+                try await app.perform("reading the GATT table", attempts: .failWithTheAttempt) {
+                    try await Self.table(of: $0, board: board)
                 }
-                var identity: BoardIdentity?
-                if board.profile == .espPoint { identity = try await EspPointClient(session: session).identity() }
-                if let data = board.profile.data {
-                    let problems = try await Self.tableProblems(of: data, in: session)
-                    guard problems.isEmpty else {
-                        throw CheckFailure(
-                            "\(board.place): the GATT table does not match the \(data.name) profile: \(problems[0])",
-                            details: problems.joined(separator: "\n"))
-                    }
-                }
-                return (session.services.count, characteristics, session.mtu, identity)
             }
-            if let identity = counts.3, identity.model != EspPoint.modelNumber {
+            if let identity = table.identity, identity.model != EspPoint.modelNumber {
                 throw CheckFailure(
                     "\(board.place): Model Number is '\(identity.model)', expected '\(EspPoint.modelNumber)'")
             }
-            if let identity = counts.3 { board.recorder.log(.info, "central", "identity: \(identity)") }
+            if let identity = table.identity { board.recorder.log(.info, "central", "identity: \(identity)") }
             return [
                 MeasuredValue(
-                    metric: "gatt.services", statistic: .value, value: Double(counts.0), unit: .count,
+                    metric: "gatt.services", statistic: .value, value: Double(table.services), unit: .count,
                     definition: "primary services discovered"),
                 MeasuredValue(
-                    metric: "gatt.characteristics", statistic: .value, value: Double(counts.1), unit: .count,
+                    metric: "gatt.characteristics", statistic: .value, value: Double(table.characteristics),
+                    unit: .count,
                     definition: "characteristics discovered in all primary services"),
                 MeasuredValue(
-                    metric: "gatt.mtu", statistic: .value, value: Double(counts.2), unit: .bytes,
+                    metric: "gatt.mtu", statistic: .value, value: Double(table.mtu), unit: .bytes,
                     definition: "ATT_MTU after the exchange"),
             ]
         }
+    }
+
+    /// Primary services, their characteristics and the MTU of `session`, and an esp-point's identity; a described
+    /// board's table is held to its profile.
+    static func table(
+        of session: ProfileSession, board: BoardUnderTest
+    ) async throws -> (services: Int, characteristics: Int, mtu: UInt16, identity: BoardIdentity?) {
+        var characteristics = 0
+        for service in session.services {
+            characteristics += try await session.connection.discoverCharacteristics(of: service).count
+        }
+        var identity: BoardIdentity?
+        if board.profile == .espPoint { identity = try await EspPointClient(session: session).identity() }
+        if let data = board.profile.data {
+            let problems = try await Self.tableProblems(of: data, in: session)
+            guard problems.isEmpty else {
+                throw CheckFailure(
+                    "\(board.place): the GATT table does not match the \(data.name) profile: \(problems[0])",
+                    details: problems.joined(separator: "\n"))
+            }
+        }
+        return (session.services.count, characteristics, session.mtu, identity)
     }
 
     /// What is wrong with `data` as the advertising of a board of `profile` at `address`; empty when nothing.
@@ -111,12 +131,5 @@ struct DiscoverySuite: Suite {
             problems.append("service \(expectedService) is not advertised")
         }
         return problems
-    }
-}
-
-extension BoardUnderTest {
-    /// The first advertising report from the board within `timeout`, or nil.
-    func firstAdvertisement(within timeout: Duration) async throws(SessionError) -> Advertisement? {
-        try await Preflight.firstAdvertisement(of: match, on: central, clock: clock, within: timeout)
     }
 }

@@ -1,6 +1,6 @@
-import DeviceProfiles
 import BLECore
 import CentralStack
+import DeviceProfiles
 import Reports
 
 /// `handshake`: N connections one after another, each brought to ready and closed. Reports
@@ -14,6 +14,14 @@ import Reports
 /// that handshake cached: `handshake.ready_warm_ms` times that reconnect, which reads the hash and skips discovery
 /// when it matches. The check `warm reconnect skips discovery` fails when one of them discovered anyway. Boards
 /// without a Database Hash (nano, hrm) keep the cold path; that check is skipped for them, saying why.
+///
+/// Every connection is the app's: the suite's ``AppCentral`` pairs first (its scan, connection and pairing are not
+/// among the N: that connection's request follows an advertising report, so it would always wait a whole
+/// advertising interval), then each handshake is work queued to its machine, which connects on demand
+/// (`central.pairedDisconnected → central.pairedConnected`), authenticates an esp-point with the rig's key, hands the
+/// session to the work and closes the link when it is done. The times are the handshake's own (the session's
+/// ``HandshakeTimeline``, from the shell's connect request); an attempt that did not reach ready is the shell's
+/// ``LinkAttempt`` with its failure. The app central's GATT cache is the suite's: emptied before each cold handshake.
 struct HandshakeSuite: Suite {
     static let name = "handshake"
     var connections = 20
@@ -61,54 +69,22 @@ struct HandshakeSuite: Suite {
     }
 
     func run(on board: BoardUnderTest) async {
-        let (connections, pause) = (connections, pause)
         let tally = Box<Tally>()
         // Test names stay the same whatever the options, so CI keeps one history per check.
         await board.check(Self.name, "connect to ready") {
-            var t = Tally()
-            var random = board.random("handshake-pauses")
-            func wait() async throws {
-                let wait = pause.lowerBound + (pause.upperBound - pause.lowerBound) * random.nextUnit()
-                try await board.clock.sleep(for: .milliseconds(Int64(wait * 1000)))
-            }
-            for attempt in 1...connections {
-                // A cache of this attempt's own: the cold handshake finds it empty and fills it; the warm one uses it.
-                let cache = InMemoryGATTCache()
-                let requested = board.clock.now
-                var hash: [UInt8]?
-                do {
-                    let (timeline, found) = try await board.withSession(cache: cache) { ($0.timeline, $0.databaseHash) }
-                    t.connect.record(timeline.connect)
-                    t.ready.record(timeline.total)
-                    hash = found
-                } catch {
-                    try Task.checkCancellation()
-                    t.failures.append("attempt \(attempt) at \(requested): \(error)")
-                    board.recorder.log(.warning, "central", "handshake attempt \(attempt) failed: \(error)")
-                }
-                try await wait()
-                guard hash != nil else { continue }
-                t.cacheable += 1
-                let warmRequested = board.clock.now
-                do {
-                    let timeline = try await board.withSession(cache: cache) { $0.timeline }
-                    t.connect.record(timeline.connect)
-                    if timeline.discovery == .cached {
-                        t.warm.record(timeline.total)
-                    } else {
-                        t.warmMisses.append("attempt \(attempt) at \(warmRequested) discovered again")
-                    }
-                } catch {
-                    try Task.checkCancellation()
-                    t.failures.append("warm attempt \(attempt) at \(warmRequested): \(error)")
-                    board.recorder.log(.warning, "central", "warm handshake attempt \(attempt) failed: \(error)")
-                }
-                try await wait()
+            // The app central's cache, the suite's own: the cold handshake finds it emptied and fills it; the warm
+            // one uses it.
+            let cache = InMemoryGATTCache()
+            let watch = ConnectionWatch()
+            let t = try await board.withAppCentral(purpose: "handshake", cache: cache, report: { watch.add($0) }) {
+                app in
+                try await app.pair(attempts: .failWithTheAttempt)
+                return try await measure(app, cache: cache, watch: watch, board: board)
             }
             tally.value = t
             let measurements = Self.measurements(t)
             guard t.failures.isEmpty else {
-                let total = connections + t.cacheable
+                let total = Int(t.connect.count) + t.failures.count
                 throw MeasuredFailure(
                     failure: CheckFailure(
                         "\(board.place): \(t.failures.count) of \(total) handshakes failed; first: \(t.failures[0])",
@@ -152,6 +128,67 @@ struct HandshakeSuite: Suite {
             }
             return measurements
         }
+    }
+
+    /// The N cold handshakes (and a warm one after each that cached a table), each a piece of work for `app`.
+    private func measure(
+        _ app: AppCentral, cache: InMemoryGATTCache, watch: ConnectionWatch, board: BoardUnderTest
+    ) async throws -> Tally {
+        var t = Tally()
+        var random = board.random("handshake-pauses")
+        let pause = pause
+        func wait() async throws {
+            let wait = pause.lowerBound + (pause.upperBound - pause.lowerBound) * random.nextUnit()
+            try await board.clock.sleep(for: .milliseconds(Int64(wait * 1000)))
+        }
+        /// One handshake as work: its session's timeline and Database Hash, and the attempts that failed on the way
+        /// (the machine tries again after a failed one).
+        func handshake(_ what: String) async throws -> (HandshakeTimeline, [UInt8]?)? {
+            let requested = board.clock.now
+            let before = watch.attempts.count
+            var outcome: (HandshakeTimeline, [UInt8]?)?
+            var error: (any Error)?
+            do {
+                outcome = try await app.perform(what, attempts: .failWithTheAttempt) { ($0.timeline, $0.databaseHash) }
+            } catch let failure {
+                try Task.checkCancellation()
+                error = failure
+            }
+            let failed = watch.attempts.dropFirst(before).filter { !$0.succeeded }
+            for attempt in failed {
+                t.failures.append("\(what) at \(attempt.requested): \(attempt.failure ?? "")")
+                board.recorder.log(.warning, "central", "\(what) failed: \(attempt.failure ?? "")")
+            }
+            if let error, failed.isEmpty {
+                t.failures.append("\(what) at \(requested): \(error)")
+                board.recorder.log(.warning, "central", "\(what) failed: \(error)")
+            }
+            return outcome
+        }
+        let cached = CachedBoard(address: board.address, profile: board.profile)
+        try await wait()
+        for attempt in 1...connections {
+            cache.invalidate(cached)
+            let cold = try await handshake("handshake attempt \(attempt)")
+            if let (timeline, _) = cold {
+                t.connect.record(timeline.connect)
+                t.ready.record(timeline.total)
+            }
+            try await wait()
+            guard cold?.1 != nil else { continue }
+            t.cacheable += 1
+            let warmRequested = board.clock.now
+            if let (timeline, _) = try await handshake("warm handshake attempt \(attempt)") {
+                t.connect.record(timeline.connect)
+                if timeline.discovery == .cached {
+                    t.warm.record(timeline.total)
+                } else {
+                    t.warmMisses.append("attempt \(attempt) at \(warmRequested) discovered again")
+                }
+            }
+            try await wait()
+        }
+        return t
     }
 
     static func measurements(_ t: Tally) -> [MeasuredValue] {

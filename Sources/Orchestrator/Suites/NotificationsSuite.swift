@@ -10,6 +10,9 @@ import Reports
 ///
 /// Arrivals are folded as they come (counts, the latest arrival, the longest gap), so listening for a day costs
 /// no more memory than listening for a minute.
+///
+/// The listening is the app's: work given to the suite's ``AppCentral``, on the session its machine made ready (and
+/// authenticated, for an esp-point), with the subscription that session holds.
 struct NotificationsSuite: Suite {
     static let name = "notifications"
     var duration: Duration = .seconds(30)
@@ -53,35 +56,38 @@ struct NotificationsSuite: Suite {
         let duration = duration
         var recorded = false
         do {
-            try await board.withSession { session in
-                if board.profile == .espPoint {
-                    try await board.authenticate(session)
-                    try await EspPointClient(session: session).send(.setInterval(seconds: UInt32(Self.period.seconds)))
-                }
-                recorded = true
-                await board.check(Self.name, test) {
-                    let inbox = try await session.ensureSubscribedOrReady(characteristic.uuid)
-                    _ = inbox.drain()
-                    let start = board.clock.now
-                    let end = start.advanced(by: duration)
-                    var tally = Tally(start: start, period: period, decoding: decoding)
-                    while board.clock.now < end {
-                        try await board.clock.sleep(
-                            until: min(end, board.clock.now.advanced(by: Self.chunk)), tolerance: nil)
-                        // The window is [start, end): a value that landed before it but reached the inbox a moment
-                        // later does not count.
-                        for event in inbox.drain() where event.received >= start && event.received < end {
-                            tally.add(event.received, value: event.value)
-                        }
+            try await board.withAppCentral(purpose: "notifications") { app in
+                try await app.perform("listening to \(characteristic.name)", attempts: .failWithTheAttempt) { session in
+                    if board.profile == .espPoint {
+                        try await EspPointClient(session: session).send(
+                            .setInterval(seconds: UInt32(Self.period.seconds)))
                     }
-                    return try Self.evaluate(tally, end: end, duration: duration, board: board)
-                }
-                if board.profile == .espPoint {
-                    // Housekeeping, not a check: a link lost during the check (already reported) fails this too.
-                    let interval = UInt32(board.config.virtual.firmware.sampleIntervalS)
-                    do { try await EspPointClient(session: session).send(.setInterval(seconds: interval)) } catch {
-                        board.recorder.log(
-                            .warning, "central", "could not set the sample interval back to \(interval) s: \(error)")
+                    recorded = true
+                    await board.check(Self.name, test) {
+                        let inbox = try await session.ensureSubscribedOrReady(characteristic.uuid)
+                        _ = inbox.drain()
+                        let start = board.clock.now
+                        let end = start.advanced(by: duration)
+                        var tally = Tally(start: start, period: period, decoding: decoding)
+                        while board.clock.now < end {
+                            try await board.clock.sleep(
+                                until: min(end, board.clock.now.advanced(by: Self.chunk)), tolerance: nil)
+                            // The window is [start, end): a value that landed before it but reached the inbox a moment
+                            // later does not count.
+                            for event in inbox.drain() where event.received >= start && event.received < end {
+                                tally.add(event.received, value: event.value)
+                            }
+                        }
+                        return try Self.evaluate(tally, end: end, duration: duration, board: board)
+                    }
+                    if board.profile == .espPoint {
+                        // Housekeeping, not a check: a link lost during the check (already reported) fails this too.
+                        let interval = UInt32(board.config.virtual.firmware.sampleIntervalS)
+                        do { try await EspPointClient(session: session).send(.setInterval(seconds: interval)) } catch {
+                            board.recorder.log(
+                                .warning, "central", "could not set the sample interval back to \(interval) s: \(error)"
+                            )
+                        }
                     }
                 }
             }

@@ -16,6 +16,11 @@ import Reports
 ///    request — and count acceptances, which must be 0, each refused with ATT 0x05.
 /// 4. `rig key authenticates`: the rig's key answers the challenge and unlocks a protected write (SET_LED), so the
 ///    refusals above are not a board that refuses everyone.
+///
+/// Checks 1–3 open raw sessions (``BoardUnderTest/withSession(_:)``) on purpose: they play a central the app never
+/// is — one that drives pairing mode and PAIR_BEGIN by hand, one that never answers the challenge, one that answers
+/// with a wrong key — and the app's central would authenticate before handing over a session. Check 4 is the app's
+/// central (``AppCentral``), which authenticates with the key check 1 stored.
 struct PairingSuite: Suite {
     static let name = "pairing"
     static let checks = [

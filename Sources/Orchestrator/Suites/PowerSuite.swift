@@ -13,6 +13,16 @@ import Reports
 /// ```
 /// A cycle after which the board is not heard within `recover_timeout_s` is a board failure; a boot the console
 /// reports with another reason than `POWERON` (the firmware misreads its reset cause) is a test failure.
+///
+/// The app's central watches every cycle, as a phone app holding the board would: work queued to its ``AppCentral``
+/// holds a link when the power goes, and the cycle recovers only when the app's machine has noticed that link lost
+/// (`central.pairedConnected → central.pairedDisconnected: link lost: …`, within `off_s` + `recover_timeout_s` of the
+/// cut) and, after power on, connects again on demand for new work (`central.pairedDisconnected →
+/// central.pairedConnected`, within `recover_timeout_s` + 10 s).
+/// `power.recover_s` is timed by the app's own scan (``AppCentral/firstAdvertisement(within:)``) started at power on.
+/// The work holding the link ends as soon as the machine has noticed the loss, so no work is queued while the board
+/// boots: the machine's reconnection attempts would answer the board's first advertisement rather than let the scan
+/// hear it.
 struct PowerSuite: Suite {
     static let name = "power"
     static let recovers = "power cycles recover"
@@ -29,7 +39,8 @@ struct PowerSuite: Suite {
         }
     }
 
-    var defaultCheckTimeout: Duration { (off + recoverTimeout + .seconds(5)) * cycles + .seconds(60) }
+    /// Per cycle: the cut, the scan, the loss noticed and the reconnection, each bounded.
+    var defaultCheckTimeout: Duration { (off + recoverTimeout * 2 + .seconds(15)) * cycles + .seconds(60) }
 
     func checkNames(for profile: Profile) -> [String] { [Self.recovers, Self.resetReason] }
 
@@ -43,29 +54,20 @@ struct PowerSuite: Suite {
         let boots = Box<[(at: RigInstant, reset: ConsoleLine.ResetReason?)]>()
         let (cycles, off, recoverTimeout) = (cycles, off, recoverTimeout)
         await board.check(Self.name, Self.recovers) {
+            let watch = ConnectionWatch()
+            let cycle = PowerCycle(board: board, power: power, watch: watch, off: off, recoverTimeout: recoverTimeout)
             var recovery: [Double] = []
             var seen: [(at: RigInstant, reset: ConsoleLine.ResetReason?)] = []
-            for cycle in 1...cycles {
-                try await power.off()
-                board.recorder.move(to: .off, reason: "power suite: cycle \(cycle) of \(cycles)")
-                try await board.clock.sleep(for: off)
-                let on = board.clock.now
-                try await power.on()
-                board.recorder.move(to: .booting, reason: "power on: \(power.description)")
-                guard
-                    let heard = try await Preflight.firstAdvertisement(
-                        of: board.match, on: board.central, clock: board.clock, within: recoverTimeout)
-                else {
-                    throw CheckFailure(
-                        "\(board.place): not advertising within \(recoverTimeout.seconds) s of power on (cycle \(cycle))",
-                        class: .board)
+            try await board.withAppCentral(purpose: "power", report: { watch.add($0) }) { app in
+                for number in 1...cycles {
+                    let (on, heard) = try await cycle.run(number, of: cycles, app: app)
+                    let seconds = on.duration(to: heard.received).seconds
+                    recovery.append(seconds)
+                    CheckRecorder.record("power.recover_s", unit: .seconds, values: [seconds])
+                    let boot = board.consoleLog.latest.flatMap { $0.started >= on ? $0 : nil }
+                    seen.append((on, boot?.reset))
+                    try await cycle.reconnect(after: number, app: app)
                 }
-                board.recorder.move(to: .advertising, reason: "advertising after power on")
-                let seconds = on.duration(to: heard.received).seconds
-                recovery.append(seconds)
-                CheckRecorder.record("power.recover_s", unit: .seconds, values: [seconds])
-                let boot = board.consoleLog.latest.flatMap { $0.started >= on ? $0 : nil }
-                seen.append((on, boot?.reset))
             }
             boots.value = seen
             return Self.statistics(recovery)
@@ -107,7 +109,8 @@ struct PowerSuite: Suite {
             sorted.count % 2 == 1
             ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
         return [
-            MeasuredValue(metric: "power.recover_s", statistic: .p50, value: median, unit: .seconds, definition: definition),
+            MeasuredValue(
+                metric: "power.recover_s", statistic: .p50, value: median, unit: .seconds, definition: definition),
             MeasuredValue(
                 metric: "power.recover_s", statistic: .max, value: sorted.last ?? 0, unit: .seconds,
                 definition: definition),

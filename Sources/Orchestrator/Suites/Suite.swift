@@ -83,7 +83,8 @@ struct BoardUnderTest: Sendable {
     }
 
     /// Connects, performs the handshake and runs `body`; the link is closed afterwards. The board is `connected`
-    /// while the session lasts.
+    /// while the session lasts. A raw session, not the app's: suites give their work to the app's central
+    /// (``appCentral(purpose:store:cache:report:)``); only the pairing suite's bare and wrong-key centrals use this.
     func withSession<T: Sendable>(_ body: (ProfileSession) async throws -> T) async throws -> T {
         try await withSession(cache: gattCache, body)
     }
@@ -102,14 +103,6 @@ struct BoardUnderTest: Sendable {
                 reason: "handshake done in \(session.timeline.total.msText) (MTU \(session.mtu))")
             return try await body(session)
         }
-    }
-
-    /// Authenticates an esp-point session, pairing first when the rig holds no key for it.
-    func authenticate(_ session: ProfileSession) async throws {
-        var random = random("pairing-key")
-        let key = (0..<EspPoint.keyLength).map { _ in UInt8(truncatingIfNeeded: random.next()) }
-        let paired = try await EspPointClient(session: session).ensureAuthenticated(keys: keys, newKey: { key })
-        recorder.log(.info, "central", paired ? "paired and authenticated" : "authenticated with the stored key")
     }
 }
 

@@ -138,6 +138,52 @@ struct ConnectionShellTests {
         #expect(state == .pairedConnected || state == .pairedDisconnected)
     }
 
+    @Test("every attempt is reported once: ready ones with the handshake's timeline, cut ones with their failure")
+    func attemptsAreReported() async throws {
+        let (attempts, connects) = try await Simulation.run(seed: 12, horizon: .seconds(7200)) { sim in
+            // As in raceForReal: drops often enough that many handshakes are cut short.
+            let farm = Farm(sim: sim, link: Self.link, faults: LinkFaults(dropsPerHour: 1800))
+            let nano = farm.addBoard(id: "nano-1", profile: .nano33BLESense)
+            nano.powerOn()
+            let central = farm.central()
+            let attempts = Mutex<[LinkAttempt]>([])
+            let connects = Mutex(0)
+            let shell = ConnectionShell(
+                central: central, radio: central,
+                configuration: .init(
+                    spec: .standard(.nano33BLESense), policy: .keepConnected,
+                    scanFilter: ScanFilter(addresses: [nano.address]),
+                    backoff: ReconnectBackoff(random: SeededRandom(seed: 2))),
+                keys: InMemoryKeyStore(), newKey: { [] }, store: nil,
+                report: { report in
+                    switch report {
+                    case .attempt(let attempt, _): attempts.withLock { $0.append(attempt) }
+                    case .notice(.transition(let t), _) where t.to == .pairedConnected: connects.withLock { $0 += 1 }
+                    default: break
+                    }
+                })
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await shell.run() }
+                try? await sim.clock.sleep(for: .seconds(600))
+                shell.stop()
+            }
+            return (attempts.withLock { $0 }, connects.withLock { $0 })
+        }
+        let ready = attempts.filter(\.succeeded)
+        let failed = attempts.filter { !$0.succeeded }
+        #expect(failed.count > 5, "cut short: \(failed.count)")
+        // Each link the machine took as connected was one ready attempt (the last may still be in its handshake).
+        #expect(ready.count == connects)
+        for attempt in ready {
+            let timeline = try #require(attempt.timeline)
+            #expect(timeline.requested == attempt.requested && timeline.linkUp == attempt.linkUp)
+            #expect(timeline.connect > .zero && timeline.total >= timeline.connect && attempt.mtu != nil)
+        }
+        for attempt in failed {
+            #expect(attempt.timeline == nil && attempt.reason != nil && !(attempt.failure ?? "").isEmpty)
+        }
+    }
+
     @Test("a state restored while the radio is off connects to nothing until the radio is on")
     func restoreWithRadioOff() async throws {
         let (before, after, moves) = try await Simulation.run(seed: 8, horizon: .seconds(3600)) { sim in

@@ -2,8 +2,8 @@ import BLECore
 import CentralStack
 import Synchronization
 
-/// Keeps the transitions a connection shell reported and lets a suite wait, on the bench clock, until they
-/// satisfy a condition.
+/// Keeps the transitions and the connection attempts a connection shell reported, and lets a suite wait, on the
+/// bench clock, until the transitions satisfy a condition.
 final class ConnectionWatch: Sendable {
     private struct Waiter {
         let condition: @Sendable ([ConnectionTransition]) -> Bool
@@ -11,14 +11,18 @@ final class ConnectionWatch: Sendable {
     }
     private struct State {
         var transitions: [ConnectionTransition] = []
+        var attempts: [LinkAttempt] = []
         var waiters: [UInt64: Waiter] = [:]
         var next: UInt64 = 0
     }
     private let state = Mutex(State())
 
     var transitions: [ConnectionTransition] { state.withLock { $0.transitions } }
+    /// Every connection attempt reported so far, in order (``LinkAttempt``).
+    var attempts: [LinkAttempt] { state.withLock { $0.attempts } }
 
     func add(_ report: ConnectionShell.Report) {
+        if case .attempt(let attempt, _) = report { state.withLock { $0.attempts.append(attempt) } }
         guard case .notice(.transition(let transition), _) = report else { return }
         let ready = state.withLock { s -> [CheckedContinuation<Void, Never>] in
             s.transitions.append(transition)
@@ -59,5 +63,16 @@ final class ConnectionWatch: Sendable {
     /// True once the machine has reached `state`.
     static func reached(_ state: ConnectionState) -> @Sendable ([ConnectionTransition]) -> Bool {
         { $0.contains { $0.to == state } }
+    }
+
+    /// True once the machine has seen more than `count` links lost (not closed by it): moves from a connected state
+    /// to ``ConnectionState/pairedDisconnected`` whose cause is a lost link.
+    static func linksLost(moreThan count: Int) -> @Sendable ([ConnectionTransition]) -> Bool {
+        { lost(in: $0) > count }
+    }
+
+    /// How many links the machine saw lost in `transitions`.
+    static func lost(in transitions: [ConnectionTransition]) -> Int {
+        transitions.count { $0.to == .pairedDisconnected && $0.cause.hasPrefix("link lost") }
     }
 }

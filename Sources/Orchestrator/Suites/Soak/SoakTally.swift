@@ -37,7 +37,7 @@ struct SoakTally {
         case .notice(.reconnected(_, let after), _):
             reconnect.record(after)
             awaitingReconnectSince = nil
-        case .notice(.ignored, _): break
+        case .notice(.ignored, _), .attempt: break
         case .problem(let message, _): problems.append(message)
         }
     }
