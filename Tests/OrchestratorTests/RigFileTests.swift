@@ -1,4 +1,5 @@
 import BenchCore
+import DeviceProfiles
 import Foundation
 import Testing
 
@@ -253,5 +254,26 @@ private let shippedRigs: [String] = {
         #expect(rig.boards.map(\.id) == ["esp-01", "esp-02"])
         #expect(rig.boards[1].profile == .espPoint)
         #expect(rig.boards[1].virtual.batteryPercent == 50)
+    }
+}
+
+@Suite("notifications suite options")
+struct NotificationsSuiteOptionsTests {
+    static func suite(_ options: String) throws -> (NotificationsSuite, RigDiagnostics) {
+        let rig = try RigTesting.load(
+            ["rig: t", "radio: virtual", "boards: [{id: b, profile: esp-point}]", "suites: [{notifications: \(options)}]"]
+                .joined(separator: "\n"))
+        let diagnostics = RigDiagnostics()
+        var reader = try #require(rig.suites[0].optionsReader(diagnostics: diagnostics))
+        return (NotificationsSuite(options: &reader), diagnostics)
+    }
+
+    @Test("an esp-point's interval after the suite is the contract's default unless the rig says otherwise")
+    func intervalAfter() throws {
+        #expect(try Self.suite("{}").0.intervalAfter == EspPoint.defaultSampleInterval)
+        #expect(try Self.suite("{interval_after_s: 600}").0.intervalAfter == 600)
+        let (_, diagnostics) = try Self.suite("{interval_after_s: 0}")
+        let error = try #require(throws: RigFileError.self) { try diagnostics.throwIfAny(file: "rig.yaml") }
+        #expect(error.issues.map(\.description) == ["rig.yaml:4:45: 'interval_after_s' must be between 1 and 86400, found 0"])
     }
 }

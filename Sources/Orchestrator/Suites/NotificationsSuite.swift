@@ -6,7 +6,9 @@ import Reports
 /// `notifications`: listens to the board's periodic notification for a while and reports its rate
 /// (`notify.rate_hz`), the gaps (`notify.gaps`: intervals longer than 1.5 periods) and the payload throughput.
 /// The periodic value is the temperature of a Nano and the Heart Rate Measurement of an hrm, both every second;
-/// an esp-point is set to sample every second for the duration and set back afterwards.
+/// an esp-point is set to sample every second for the duration and set back afterwards to `interval_after_s` (the
+/// contract's default, 3600 s, unless the rig says otherwise: the suite cannot read a board's interval, and what it
+/// needs comes from its options, never from the virtual farm's settings).
 ///
 /// Arrivals are folded as they come (counts, the latest arrival, the longest gap), so listening for a day costs
 /// no more memory than listening for a minute.
@@ -16,6 +18,8 @@ import Reports
 struct NotificationsSuite: Suite {
     static let name = "notifications"
     var duration: Duration = .seconds(30)
+    /// An esp-point's sample interval once the listening is done.
+    var intervalAfter = EspPoint.defaultSampleInterval
     static let period: Duration = .seconds(1)
     /// How much the suite reads from the inbox at a time.
     static let chunk: Duration = .seconds(60)
@@ -24,6 +28,7 @@ struct NotificationsSuite: Suite {
         if let seconds = options.number("duration_s", in: 2...86_400, unit: "s") {
             duration = .milliseconds(seconds * 1000)
         }
+        if let seconds = options.integer("interval_after_s", in: 1...86_400) { intervalAfter = UInt32(seconds) }
     }
 
     var defaultCheckTimeout: Duration { duration + .seconds(180) }
@@ -82,7 +87,7 @@ struct NotificationsSuite: Suite {
                     }
                     if board.profile == .espPoint {
                         // Housekeeping, not a check: a link lost during the check (already reported) fails this too.
-                        let interval = UInt32(board.config.virtual.firmware.sampleIntervalS)
+                        let interval = intervalAfter
                         do { try await EspPointClient(session: session).send(.setInterval(seconds: interval)) } catch {
                             board.recorder.log(
                                 .warning, "central", "could not set the sample interval back to \(interval) s: \(error)"

@@ -62,7 +62,12 @@ extension NotificationsSuite {
             name: name,
             summary: "listens to the board's periodic notification (every second, or a described board's rate, its "
                 + "values decoded and held to their range) and reports its rate, gaps and throughput",
-            options: [.init("duration_s", OptionText.seconds(defaults.duration), "how long to listen")],
+            options: [
+                .init("duration_s", OptionText.seconds(defaults.duration), "how long to listen"),
+                .init(
+                    "interval_after_s", "\(defaults.intervalAfter) s",
+                    "an esp-point's sample interval after the listening (it samples every second during it)"),
+            ],
             metrics: [
                 .init(
                     "notify.count", .count, [.value], "notifications received in a listening window of <duration_s> s",
