@@ -32,6 +32,7 @@ extension BoardUnderTest {
     }
 
     /// Runs `body` with this board's app central running, then stops it.
+    @discardableResult
     func withAppCentral<T: Sendable>(
         purpose: String, cache: (any GATTCache)? = nil,
         report: @escaping @Sendable (ConnectionShell.Report) -> Void = { _ in }, _ body: (AppCentral) async throws -> T
