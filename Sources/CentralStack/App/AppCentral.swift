@@ -69,9 +69,10 @@ public final class AppCentral: Sendable {
     /// Stops the machine as a killed app stops: nothing more is saved, links close.
     public func stop() { shell.stop() }
 
-    /// Runs `body` with the machine running beside it, then stops the machine. The restored state is the
-    /// machine's first event, before any work `body` queues: work queued first would start a scan, and a state is
-    /// restored only into a fresh machine.
+    /// Runs `body` with the machine running beside it, then stops the machine once the link the finished work
+    /// leaves behind is closed (at most ``closingLimit``): the radio's link is free again when this returns, for
+    /// the next app or board. The restored state is the machine's first event, before any work `body` queues: work
+    /// queued first would start a scan, and a state is restored only into a fresh machine.
     public func running<T: Sendable>(
         restoring: ConnectionSnapshot? = nil, _ body: (AppCentral) async throws -> T
     ) async throws -> T {
@@ -79,9 +80,19 @@ public final class AppCentral: Sendable {
         return try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await self.run() }
             defer { stop() }
-            return try await body(self)
+            do {
+                let value = try await body(self)
+                await shell.linksClosed(within: Self.closingLimit)
+                return value
+            } catch {
+                await shell.linksClosed(within: Self.closingLimit)
+                throw error
+            }
         }
     }
+
+    /// How long ``running(restoring:_:)`` waits for the last link to close before stopping regardless.
+    public static let closingLimit: Duration = .seconds(10)
 
     /// One piece of work on the board: queued to the machine (which connects on demand), run on the next ready
     /// session no other work holds, then done (the machine closes the link when nothing else is queued). A link

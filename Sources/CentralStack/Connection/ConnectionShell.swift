@@ -141,6 +141,15 @@ public final class ConnectionShell: Sendable {
     /// session of that link is not to be given new work.
     var closingLink: Bool { shared.withLock { $0.machine.closing } }
 
+    /// Waits until the shell holds no link (each link's task has seen its disconnection), at most `limit`; at
+    /// once when it holds none. An app that finished its work waits here for the close it started.
+    public func linksClosed(within limit: Duration) async {
+        let deadline = clock.now.advanced(by: limit)
+        while shared.withLock({ !$0.links.isEmpty && !$0.stopped }), clock.now < deadline {
+            do { try await clock.sleep(for: .milliseconds(5)) } catch { return }
+        }
+    }
+
     /// Ends ``run(restoring:)`` as a killed process ends: nothing more is saved or reported, and the links are
     /// closed the way the operating system closes a dead process's links.
     public func stop() {
