@@ -7,11 +7,16 @@ extension AppCentral {
     /// (``ConnectionState/unpairedScanning``) and reaches a paired board by connecting, and a connection attempt
     /// answers the board's advertising rather than reporting it. So an app that wants to see the board advertise
     /// scans while no work is queued (the machine then connects to nothing), as the suites that time advertising do.
-    public func firstAdvertisement(within limit: Duration) async throws(SessionError) -> Advertisement? {
+    ///
+    /// - Parameter accept: which reports count (all by default): a check that needs the scan response merged in
+    ///   waits for one that has it.
+    public func firstAdvertisement(
+        within limit: Duration, where accept: @escaping @Sendable (Advertisement) -> Bool = { _ in true }
+    ) async throws(SessionError) -> Advertisement? {
         let (central, board) = (shell.central, board)
         do {
             return try await withTimeout(limit, clock: clock, waitingFor: "an advertisement from \(board)") {
-                for await report in central.scan(ScanFilter(addresses: [board])) where report.address == board {
+                for await report in central.scan(ScanFilter(addresses: [board])) where report.address == board && accept(report) {
                     return report
                 }
                 return nil
