@@ -14,15 +14,18 @@ private let table: [GATTServer.Service] = [
     .init(battery, characteristics: [.init(level, properties: [.read, .write], value: .stored([87]), length: .fixed(1))])
 ]
 
-/// Opens a central on the fake kernel; adapter listing (for the user-channel check) sees hci0 only.
-private func openCentral(_ kernel: FakeBlueZKernel, parameters: HCI.ConnectionParameters? = nil) async throws -> BlueZCentral {
+/// Opens a central on the fake kernel; adapter listing (for the user-channel check and for telling a removed
+/// adapter from one switched off) sees `listed`, none unless told.
+func openCentral(
+    _ kernel: FakeBlueZKernel, parameters: HCI.ConnectionParameters? = nil, listed: [HCIDeviceInfo] = []
+) async throws -> BlueZCentral {
     try await BlueZCentral.open(
-        adapter: 0, sockets: kernel, hciSockets: FakeBluetoothSockets(adapters: []), connectionParameters: parameters,
+        adapter: 0, sockets: kernel, hciSockets: FakeBluetoothSockets(adapters: listed), connectionParameters: parameters,
         security: .medium)
 }
 
 /// Waits (up to 2 s of wall time) until `condition` holds.
-private func eventually(_ condition: () -> Bool) async -> Bool {
+func eventually(_ condition: () -> Bool) async -> Bool {
     for _ in 0..<400 {
         if condition() { return true }
         try? await Task.sleep(for: .milliseconds(5))
@@ -110,6 +113,24 @@ extension TransportIO {
             #expect(found.map(\.data.localName) == ["ESP1", "ESP2"])
             #expect(found.map(\.connectable) == [true, true])
             #expect(await eventually { kernel.commands.contains("Stop Discovery (0x0024) hci0 [6]") })
+            await central.close()
+        }
+
+        @Test("an advertisement and its scan response, sent apart as Linux 6.1 does with extended reports, are one report")
+        func mergesScanResponses() async throws {
+            let kernel = FakeBlueZKernel()
+            let central = try await openCentral(kernel)
+            let stream = central.scan(ScanFilter(namePrefixes: ["ESP"]))
+            #expect(await eventually { kernel.commands.contains { $0.hasPrefix("Start Discovery") } })
+            let manufacturer: [UInt8] = [8, 0xFF, 0xFF, 0xFF, 0x01, 0x04, 0x02, 0x00, 0x02]
+            kernel.emit(.deviceFound(.init(address: .init(board), rssi: -50, eir: manufacturer)))
+            kernel.emit(
+                .deviceFound(
+                    .init(address: .init(board), rssi: -51, flags: .scanResponse, eir: [5, 0x09] + Array("ESP1".utf8))))
+            var iterator = stream.makeAsyncIterator()
+            let report = try #require(await iterator.next())
+            #expect(report.data.localName == "ESP1")
+            #expect(report.data.manufacturerData(for: CompanyIdentifier(rawValue: 0xFFFF)) == [0x01, 0x04, 0x02, 0x00, 0x02])
             await central.close()
         }
 

@@ -93,6 +93,15 @@ final class FakeBlueZKernel: BlueZSockets {
         write(event.packet(index: index ?? adapter).encoded, to: theirs)
     }
 
+    /// The kernel ends the mgmt socket (as it would on a failure): blerig's end reads end-of-file.
+    func endControl() {
+        guard let theirs = state.withLock({ $0.control?.theirs }) else {
+            Issue.record("no mgmt socket open")
+            return
+        }
+        shutdown(theirs, Int32(SHUT_RDWR))
+    }
+
     /// The board's end of the ATT socket connected to `peer`.
     func board(_ peer: DeviceAddress) -> Int32? {
         state.withLock { $0.att.last { $0.peer == peer }?.board }
