@@ -69,6 +69,8 @@ actor BluetoothSession {
                 var guest = Guest()
                 guest.ports = [("hci", socket)]
                 guest.environment = ["BLERIG_DOCTOR_COMMAND": BlerigCommands.doctor]
+                // The kernel path's session (two runs of three suites) doubles the guest's work.
+                guest.timeout = .seconds(600)
                 let run = try await guest.run(
                     "\(KernelTierEnvironment.scripts)/guest/hci_session.sh \(folder) \(KernelTierEnvironment.blerig) "
                         + deviceName,

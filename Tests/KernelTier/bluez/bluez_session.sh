@@ -45,13 +45,45 @@ rig bluez "{kind: bluez, adapter: hci0}" >"$out/bluez-rig.yaml"
 rig hci-user "{kind: hci, transport: \"hci-user:0\"}" >"$out/hci-user-rig.yaml"
 
 stamp bluez-start
-# No bluetoothd here: hci0 is down until blerig powers it on through mgmt.
+# bluetoothd beside blerig, as on a rig host: it needs the system bus (the guest's /etc and /run are its own). It
+# powers hci0 on itself (AutoEnable); without it, blerig powers hci0 on through mgmt. btmon records what the kernel
+# exchanged with the controller (btmon.snoop, for a failure).
+btmon -w "$out/btmon.snoop" >/dev/null 2>&1 &
+btmon=$!
+bluetoothd=/usr/libexec/bluetooth/bluetoothd
+daemon=
+if [ -x "$bluetoothd" ]; then
+    mkdir -p /run/dbus
+    if dbus-daemon --system --fork >"$out/dbus.out" 2>&1; then
+        # Its storage, which the read-only root would refuse.
+        mount -t tmpfs tmpfs /var/lib/bluetooth
+        "$bluetoothd" -n -d >"$out/bluetoothd.log" 2>&1 &
+        daemon=$!
+        for _ in $(seq 400); do
+            grep -q "hci0 has been enabled" "$out/bluetoothd.log" && break
+            sleep 0.05
+        done
+        if grep -q "hci0 has been enabled" "$out/bluetoothd.log"; then
+            echo "running (pid $daemon), hci0 powered on by it" >"$out/bluetoothd.state"
+        else
+            echo "running (pid $daemon), hci0 not enabled by it within 20 s" >"$out/bluetoothd.state"
+        fi
+    else
+        echo "not running: dbus-daemon --system failed: $(cat "$out/dbus.out")" >"$out/bluetoothd.state"
+    fi
+else
+    echo "not running: $bluetoothd is not installed (Debian package bluez)" >"$out/bluetoothd.state"
+fi
+trap 'kill $btmon ${daemon:-} 2>/dev/null' EXIT
+stamp bluetoothd
 run bluez-scan "$blerig" scan --radio bluez:hci0 --duration 3 --json
 run bluez-probe "$blerig" probe --radio bluez:hci0 "$device" --json --timeout 30
-run bluez-run "$blerig" run "$out/bluez-rig.yaml" --out "$out/bluez-run"
+# The run history is SQLite, whose locks the 9p share does not hold: it stays in the guest.
+run bluez-run "$blerig" run "$out/bluez-rig.yaml" --out "$out/bluez-run" --history /tmp/bluez-history.sqlite
 # The user channel needs hci0 down; blerig takes it down itself (HCIDEVDOWN). The kernel may still be busy with it.
 for attempt in $(seq 20); do
-    run hci-user-run "$blerig" run "$out/hci-user-rig.yaml" --out "$out/hci-user-run" && break
+    run hci-user-run "$blerig" run "$out/hci-user-rig.yaml" --out "$out/hci-user-run" \
+        --history /tmp/hci-user-history.sqlite && break
     grep -qi "busy" "$out/hci-user-run.err" "$out/hci-user-run.out" || break
     sleep 0.25
 done

@@ -5,6 +5,7 @@
 #   blerig adapters                                   → adapters.txt
 #   blerig scan --radio hci-user:0 --json              → scan.json   (retried while the kernel still sets hci0 up)
 #   blerig probe --radio hci-user:0 NAME --json        → probe.json
+#   the kernel's stack (kind: bluez) beside blerig's host on hci0       → bluez/ (../bluez/bluez_session.sh)
 #   blerig doctor RIG, with dummy_hcd's hub and gadget loaded  → doctor.out
 # Each command's exit status goes to NAME.rc, its stderr to NAME.err, and times (guest uptime) to times.txt.
 #   hci_session.sh OUT BLERIG DEVICE_NAME
@@ -44,6 +45,10 @@ for attempt in $(seq 20); do
 done
 echo "$attempt" >"$out/scan.attempts"
 run probe "$blerig" probe --radio hci-user:0 "$device" --json --timeout 30
+
+# The kernel's own stack on the same hci0, beside bluetoothd, then blerig's host again for the same suites.
+mkdir -p "$out/bluez"
+run bluez "$here/../bluez/bluez_session.sh" "$out/bluez" "$blerig" "$device"
 
 # blerig doctor, with a USB bus to look at too: dummy_hcd's root hub (per-port power) and g_serial's gadget on its
 # port 1 as /dev/ttyACM0, which the rig's board is bound to.
