@@ -11,7 +11,8 @@ import VirtualFarm
 /// One boot for the Bluetooth tests: Bumble's link on the host (hci_link.py) with the guest's controller on a
 /// virtio-serial port and a served esp-point (the virtual farm's firmware on blerig's HCI host) on the other
 /// controller; in the guest, hci_vhci makes that controller the kernel's hci0, and hci_session.sh runs the real
-/// blerig against the board through it.
+/// blerig against the board through it: blerig's own host (hci-user:0), then the kernel's stack (bluez/, with
+/// bluetoothd running), and last a bluez run whose hci0 is removed under it.
 actor BluetoothSession {
     static let shared = BluetoothSession()
 
@@ -66,6 +67,12 @@ actor BluetoothSession {
                     throw KernelTierFailure("a served board has a power switch and an address")
                 }
                 try await power.on()
+                guard let console = boards[0].console else {
+                    throw KernelTierFailure("a served board has a console")
+                }
+                // The bluez session asks for `pair` on the board's console between its two runs.
+                let relay = ServedConsoleRelay.start(folder: "\(folder)/bluez", console: console)
+                defer { relay.cancel() }
                 var guest = Guest()
                 guest.ports = [("hci", socket)]
                 guest.environment = ["BLERIG_DOCTOR_COMMAND": BlerigCommands.doctor]
@@ -130,13 +137,62 @@ extension KernelTier {
             }
         }
 
-        /// The kernel's own stack (`radio: {kind: bluez}`: mgmt, L2CAP sockets) on the same hci0: discovery,
-        /// handshake and commands on the esp-point, its handshake numbers beside hci-user's.
-        @Test(.disabled("bluez kernel path not built yet"))
-        func kindBluezPassesDiscoveryHandshakeAndCommandsOnTheServedEspPoint() async throws {
-            // The hook for issue 14 part 2: run `blerig run Tests/KernelTier/fixtures/hci-vhci.yaml` in the guest
-            // (hci_session.sh, beside the hci-user:0 commands) and check the three suites passed.
-            throw KernelTierFailure("bluez kernel path not built yet")
+        /// The kernel's own stack (`radio: {kind: bluez}`: mgmt, L2CAP ATT sockets) with bluetoothd running, then
+        /// blerig's own host (`hci-user:0`) on the same hci0: both pass discovery, handshake and commands on the
+        /// esp-point; their handshake numbers side by side.
+        @Test func kindBluezAndHciUserZeroBothPassDiscoveryHandshakeAndCommandsOnTheServedEspPoint() async throws {
+            let outcome = try await BluetoothSession.shared.outcome()
+            let bluez = "bluez"
+            print("kernel-tier bluez: bluetoothd \(outcome.file("\(bluez)/bluetoothd.state"))")
+            print("kernel-tier bluez:\n\(outcome.file("\(bluez)/handshake.txt"))")
+            print("kernel-tier bluez: guest uptime at each step: "
+                + outcome.file("\(bluez)/times.txt").split(separator: "\n").joined(separator: ", "))
+            #expect(outcome.status("bluez") == 0, "bluez_session.sh: \(outcome.file("bluez.err"))")
+            // bluetoothd ran beside blerig and had hci0 (make kernel-deps installs Debian's bluez).
+            #expect(outcome.file("\(bluez)/bluetoothd.state").hasPrefix("running"))
+            #expect(outcome.file("\(bluez)/bluetoothd.log").contains("hci0 has been enabled"))
+
+            #expect(outcome.status("\(bluez)/bluez-scan") == 0, "\(outcome.file("\(bluez)/bluez-scan.err"))")
+            let scan = try outcome.json("\(bluez)/bluez-scan")
+            let devices = scan["devices"] as? [[String: Any]] ?? []
+            let found = devices.first { ($0["address"] as? String)?.uppercased() == "E4:0A:C4:12:1A:2B" }
+            let device = try #require(found, "bluez scan: the esp-point's air address is not among \(devices)")
+            #expect(device["name"] as? String == BluetoothSession.deviceName)
+            #expect(outcome.status("\(bluez)/bluez-probe") == 0, "\(outcome.file("\(bluez)/bluez-probe.err"))")
+            let probe = try outcome.json("\(bluez)/bluez-probe")
+            #expect(probe["complete"] as? Bool == true)
+            #expect(probe["mtu"] as? Int == 247)
+
+            for run in ["bluez-run", "hci-user-run"] {
+                #expect(outcome.status("\(bluez)/\(run)") == 0, "\(run): \(outcome.file("\(bluez)/\(run).out").suffix(3000))")
+                let cases = try JUnitCases(folder: "\(outcome.folder)/\(bluez)/\(run)")
+                for suite in ["discovery", "handshake", "commands"] {
+                    let checks = cases.cases.filter { $0.suite == suite }
+                    #expect(!checks.isEmpty, "\(run): no \(suite) checks in junit.xml")
+                    for check in checks {
+                        #expect(check.outcome == "passed", "\(run): \(suite).\(check.name): \(check.outcome)")
+                    }
+                }
+                #expect(cases.property("handshake.connect_ms.count").flatMap(Double.init) ?? 0 >= 10, "\(run)")
+            }
+        }
+
+        /// hci0 removed under a `kind: bluez` run (the process holding /dev/vhci killed mid-handshake): the run stops
+        /// as an infrastructure failure of the radio, exit 3, and no check is blamed on the board.
+        @Test func aBlueZAdapterRemovedUnderTheRunIsTheRadiosInfrastructureFailure() async throws {
+            let outcome = try await BluetoothSession.shared.outcome()
+            let out = outcome.file("bluez/fault-run.out")
+            print("kernel-tier bluez, hci0 removed under the run:\n\(out.suffix(2500))")
+            #expect(outcome.file("bluez/times.txt").contains("hci0-gone yes"), "\(outcome.file("bluez/times.txt"))")
+            #expect(outcome.status("bluez/fault-run") == 3, "\(out)\(outcome.file("bluez/fault-run.err"))")
+            let cases = try JUnitCases(folder: "\(outcome.folder)/bluez/fault-run")
+            let broken = cases.cases.filter { $0.outcome != "passed" && !$0.outcome.hasPrefix("skipped") }
+            #expect(!broken.isEmpty, "no check ended by the removal: \(cases.cases)")
+            for check in broken {
+                #expect(check.outcome.hasPrefix("error infrastructure"), "\(check.suite).\(check.name): \(check.outcome)")
+                #expect(check.outcome.contains("radio 'radio' (bluez hci0) failed"), "\(check.outcome)")
+                #expect(check.outcome.contains("hci0 was removed under the run (mgmt Index Removed)"), "\(check.outcome)")
+            }
         }
 
         /// `blerig doctor` in the guest, on Debian's kernel: hci0 (hci_vhci), dummy_hcd's root hub and the gadget's

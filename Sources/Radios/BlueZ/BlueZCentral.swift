@@ -205,7 +205,8 @@ public final class BlueZCentral: Central {
     func disconnectReason(for peer: DeviceAddress, error: Errno?, closedByUs: Bool) async -> HCIErrorCode {
         let known = state.withLock { $0.disconnectReasons.removeValue(forKey: peer) }
         if let known { return known }
-        // The kernel sends the socket that asked for a Disconnect no Device Disconnected: nothing to wait for.
+        // The socket that asked for a Disconnect may get no Device Disconnected (the kernel skips it while that
+        // command is pending; Linux 6.1.192 in the kernel tier sent it one all the same): none yet, none to wait for.
         if closedByUs { return .localHostTerminated }
         let grace = Self.reasonGrace
         let reason: HCIErrorCode? = await withCheckedContinuation {

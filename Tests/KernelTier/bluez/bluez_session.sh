@@ -2,11 +2,13 @@
 # The kernel path (`radio: {kind: bluez}`) in the kernel tier's guest, beside blerig's own host on the same adapter.
 # Runs where hci0 already exists (the tier's hci_session.sh made it with hci_vhci and Bumble's controller) and a
 # served esp-point advertises on the same Bumble link:
-#   blerig scan  --radio bluez:hci0 --json            → bluez-scan.json
-#   blerig probe --radio bluez:hci0 NAME --json       → bluez-probe.json
+#   blerig scan  --radio bluez:hci0 --json            → bluez-scan.out
+#   blerig probe --radio bluez:hci0 NAME --json       → bluez-probe.out
 #   blerig run   RIG with {kind: bluez, adapter: hci0} → bluez-run/   (discovery, handshake, commands)
+#   (the served board's console, on the host, gets `pair`: the bluez run's key is gone with that run)
 #   blerig run   RIG with {kind: hci, transport: hci-user:0} → hci-user-run/ (the same suites, the same adapter)
 #   handshake.txt: the handshake metrics of both runs, side by side
+# bluetoothd runs beside them (bluetoothd.state says whether it could), btmon records everything (btmon.snoop).
 # Each command's exit status goes to NAME.rc, its output to NAME.out / NAME.err, times (guest uptime) to times.txt.
 #   bluez_session.sh OUT BLERIG DEVICE_NAME [CONNECTIONS]
 set -u
@@ -27,6 +29,14 @@ run() {
 }
 
 # One rig, two radios: the kernel's stack, then blerig's own host on the adapter's user channel.
+# Types a line on the served board's console, which lives on the host: the test's relay watches console.request.
+served_console() {
+    rm -f "$out/console.done"
+    echo "$1" >"$out/console.request.tmp" && mv "$out/console.request.tmp" "$out/console.request"
+    for _ in $(seq 200); do [ -e "$out/console.done" ] && break; sleep 0.05; done
+    stamp "console-$1 $(cat "$out/console.done" 2>/dev/null || echo 'no answer within 10 s')"
+}
+
 rig() {
     cat <<YAML
 rig: kernel-tier-$1
@@ -80,6 +90,9 @@ run bluez-scan "$blerig" scan --radio bluez:hci0 --duration 3 --json
 run bluez-probe "$blerig" probe --radio bluez:hci0 "$device" --json --timeout 30
 # The run history is SQLite, whose locks the 9p share does not hold: it stays in the guest.
 run bluez-run "$blerig" run "$out/bluez-rig.yaml" --out "$out/bluez-run" --history /tmp/bluez-history.sqlite
+# The board paired with the bluez run's key, which that run kept in memory only: it must take a new one. Its
+# console is on the host: the test types `pair` there when asked (console.request → console.done).
+served_console pair
 # The user channel needs hci0 down; blerig takes it down itself (HCIDEVDOWN). The kernel may still be busy with it.
 for attempt in $(seq 20); do
     run hci-user-run "$blerig" run "$out/hci-user-rig.yaml" --out "$out/hci-user-run" \
@@ -88,12 +101,20 @@ for attempt in $(seq 20); do
     sleep 0.25
 done
 
+# Both runs' handshake numbers, side by side, from their junit.xml properties (one awk: the share is slow).
 {
-    echo "handshake on hci0 ($connections connections): the kernel's stack (bluez) beside blerig's host (hci-user:0)"
-    for kind in bluez hci-user; do
-        echo "== $kind"
-        grep -h "handshake\." "$out"/$kind-run/*/summary.txt 2>/dev/null || echo "(no handshake metrics: see $kind-run.out)"
-    done
+    echo "handshake on hci0, $connections connections: the kernel's stack (bluez, bluetoothd running) and blerig's"
+    echo "own host (hci-user:0) on the same adapter, the same served esp-point"
+    awk -v bluez="$(ls "$out"/bluez-run/*/junit.xml 2>/dev/null | head -1)" '
+        match($0, /name="handshake\.[a-z_]+\.(p50|p95|max|count)" value="[^"]*"/) {
+            split(substr($0, RSTART, RLENGTH), part, "\"")
+            if (!(part[2] in seen)) { seen[part[2]] = 1; order[++n] = part[2] }
+            value[FILENAME == bluez ? "bluez" : "hci-user", part[2]] = part[4]
+        }
+        END {
+            printf "%-32s %10s %10s\n", "metric", "bluez", "hci-user"
+            for (i = 1; i <= n; i++) printf "%-32s %10s %10s\n", order[i], value["bluez", order[i]], value["hci-user", order[i]]
+        }' "$out"/bluez-run/*/junit.xml "$out"/hci-user-run/*/junit.xml
 } >"$out/handshake.txt"
 stamp bluez-end
 cat "$out/handshake.txt"

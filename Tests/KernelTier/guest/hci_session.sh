@@ -7,6 +7,7 @@
 #   blerig probe --radio hci-user:0 NAME --json        → probe.json
 #   the kernel's stack (kind: bluez) beside blerig's host on hci0       → bluez/ (../bluez/bluez_session.sh)
 #   blerig doctor RIG, with dummy_hcd's hub and gadget loaded  → doctor.out
+#   a bluez run whose hci0 is removed under it (the vhci bridge killed)  → bluez/fault-run/ (../bluez/bluez_fault.sh)
 # Each command's exit status goes to NAME.rc, its stderr to NAME.err, and times (guest uptime) to times.txt.
 #   hci_session.sh OUT BLERIG DEVICE_NAME
 set -u
@@ -56,5 +57,8 @@ modprobe -a dummy_hcd g_serial cdc_acm || exit 12
 for _ in $(seq 400); do [ -e /dev/ttyACM0 ] && break; sleep 0.025; done
 # shellcheck disable=SC2086 # the command is words on purpose
 run doctor $BLERIG_DOCTOR_COMMAND
+
+# Last, as it takes hci0 away: a bluez run whose adapter is removed under it (the bridge killed mid-handshake).
+run bluez-fault "$here/../bluez/bluez_fault.sh" "$out/bluez" "$blerig" "$device" "$bridge"
 stamp end
 exit 0
