@@ -74,8 +74,8 @@ class SpecController(Controller):
         """Bumble 0.0.236 sends LE Connection Complete even when the host unmasked LE Enhanced Connection Complete,
         which the spec says replaces it. Linux 6.1 (ext-adv or LL-privacy controllers) waits for the enhanced event
         after LE Create Connection: on the legacy one it sets the link up, yet its connect command times out 4 s
-        later, it sends LE Create Connection Cancel, and it never disconnects that link (mgmt Disconnect and the
-        last socket closing both do nothing), so the board stays connected and silent."""
+        later, it sends LE Create Connection Cancel, and it did not disconnect that link in the 35 s that followed
+        (mgmt Disconnect and the last socket closing sent no HCI Disconnect): the board stayed connected and silent."""
         if not self.le_event_mask & self.ENHANCED_CONNECTION_COMPLETE:
             return event
         none = hci.Address("00:00:00:00:00:00")
