@@ -3,8 +3,9 @@
 
 - The guest's controller answers on a Unix socket that qemu's virtio-serial port connects to; the guest's
   vhci_bridge.py carries its H4 packets to /dev/vhci, so the guest kernel's hci0 is this controller.
-- The peer's controller answers on a TCP port, where a served board (blerig's board model on its own HCI host)
-  or any other host connects.
+- Peers' controllers answer on a TCP port: each connection gets a controller of its own on the same link (public
+  address F0:00:00:00:01:NN), where a served board (blerig's board model on its own HCI host) or any other host
+  connects; several boards are several connections.
 
     hci_link.py --guest-socket /path/hci.sock [--guest-address F0:00:00:00:00:01]
 
@@ -28,7 +29,7 @@ from bumble import core, hci
 from bumble.controller import Controller
 from bumble.link import LocalLink
 from bumble.transport import open_transport
-from bumble.transport.tcp_server import open_tcp_server_transport_with_socket
+from bumble.transport.common import StreamPacketSink, StreamPacketSource
 
 
 class ConnectionAddressLink(LocalLink):
@@ -99,6 +100,32 @@ class SpecController(Controller):
         return dataclasses.replace(report, data=bytes(data))
 
 
+class PeerControllers:
+    """One controller on the link per TCP connection, gone from the link when its connection ends."""
+
+    def __init__(self, link):
+        self.link = link
+        self.count = 0
+
+    def protocol(self):
+        peers = self
+
+        class Connection(StreamPacketSource):
+            def connection_made(self, transport):
+                peers.count += 1
+                address = f"F0:00:00:00:01:{peers.count:02X}"
+                self.controller = SpecController(f"peer-{peers.count}", host_source=self,
+                                                 host_sink=StreamPacketSink(transport), link=peers.link,
+                                                 public_address=address)
+
+            def connection_lost(self, error):
+                controller = getattr(self, "controller", None)
+                if controller is not None and controller in peers.link.controllers:
+                    peers.link.remove_controller(controller)
+
+        return Connection()
+
+
 async def run(args):
     link = ConnectionAddressLink()
     if os.path.exists(args.guest_socket):
@@ -110,8 +137,8 @@ async def run(args):
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     listener.bind(("127.0.0.1", 0))
     port = listener.getsockname()[1]
-    peer = await open_tcp_server_transport_with_socket(listener)
-    SpecController("peer", host_source=peer.source, host_sink=peer.sink, link=link)
+    peers = PeerControllers(link)
+    await asyncio.get_running_loop().create_server(peers.protocol, sock=listener)
     ready = {"peer_hci": f"tcp:127.0.0.1:{port}", "guest_socket": args.guest_socket,
              "guest_address": args.guest_address}
     sys.stdout.write(f"READY {json.dumps(ready, sort_keys=True)}\n")

@@ -38,6 +38,9 @@ actor BluetoothSession {
 
     static let boardAddress = DeviceAddress(0x24_0A_C4_12_1A_2B, kind: .public)
     static var deviceName: String { EspPoint.advertisedName(for: boardAddress) }
+    /// A second served esp-point, for the kernel path's several links at once (each board on its own controller).
+    static let secondAddress = DeviceAddress(0x24_0A_C4_12_3C_4D, kind: .public)
+    static var deviceNames: [String] { [boardAddress, secondAddress].map(EspPoint.advertisedName(for:)) }
 
     private var session: Task<Outcome, any Error>?
 
@@ -58,20 +61,26 @@ actor BluetoothSession {
         let link = try await HostPeer.start("hci_link.py", python: python, ["--guest-socket", socket])
         do {
             let controller = try HCITransportSpec.parse(try link.field("peer_hci"))
-            let board = VirtualBenchConfiguration.Board(
-                id: "esp-01", profile: .espPoint, settings: VirtualBoardSettings(address: boardAddress))
+            let boards = [("esp-01", boardAddress), ("esp-02", secondAddress)].map { id, address in
+                VirtualBenchConfiguration.Board(
+                    id: id, profile: .espPoint, settings: VirtualBoardSettings(address: address))
+            }
             let outcome = try await ServedFarm.run(
-                boards: [board], seed: 14, controller: controller, clock: WallClock()
+                boards: boards, seed: 14, controller: controller, clock: WallClock()
             ) { (boards: [BenchBoard]) async throws -> Outcome in
-                guard let power = boards[0].power, let airAddress = boards[0].match.address else {
-                    throw KernelTierFailure("a served board has a power switch and an address")
+                guard let airAddress = boards[0].match.address else {
+                    throw KernelTierFailure("a served board has an address")
                 }
-                try await power.on()
-                guard let console = boards[0].console else {
-                    throw KernelTierFailure("a served board has a console")
+                var consoles: [any BoardConsole] = []
+                for board in boards {
+                    guard let power = board.power, let console = board.console else {
+                        throw KernelTierFailure("a served board has a power switch and a console")
+                    }
+                    try await power.on()
+                    consoles.append(console)
                 }
-                // The bluez session asks for `pair` on the board's console between its two runs.
-                let relay = ServedConsoleRelay.start(folder: "\(folder)/bluez", console: console)
+                // The bluez session asks for `pair` on the boards' consoles between its two runs.
+                let relay = ServedConsoleRelay.start(folder: "\(folder)/bluez", consoles: consoles)
                 defer { relay.cancel() }
                 var guest = Guest()
                 guest.ports = [("hci", socket)]
@@ -80,9 +89,9 @@ actor BluetoothSession {
                 guest.timeout = .seconds(600)
                 let run = try await guest.run(
                     "\(KernelTierEnvironment.scripts)/guest/hci_session.sh \(folder) \(KernelTierEnvironment.blerig) "
-                        + deviceName,
+                        + deviceNames.joined(separator: " "),
                     folder: folder)
-                try await power.off()
+                for board in boards { try await board.power?.off() }
                 return Outcome(run: run, folder: folder, airAddress: airAddress)
             }
             await link.stop()
@@ -165,15 +174,19 @@ extension KernelTier {
 
             for run in ["bluez-run", "hci-user-run"] {
                 #expect(outcome.status("\(bluez)/\(run)") == 0, "\(run): \(outcome.file("\(bluez)/\(run).out").suffix(3000))")
+                // Both boards at once, each on its own link.
                 let cases = try JUnitCases(folder: "\(outcome.folder)/\(bluez)/\(run)")
-                for suite in ["discovery", "handshake", "commands"] {
-                    let checks = cases.cases.filter { $0.suite == suite }
-                    #expect(!checks.isEmpty, "\(run): no \(suite) checks in junit.xml")
-                    for check in checks {
-                        #expect(check.outcome == "passed", "\(run): \(suite).\(check.name): \(check.outcome)")
+                for board in ["esp-01", "esp-02"] {
+                    for suite in ["discovery", "handshake", "commands"] {
+                        let checks = cases.cases.filter { $0.board == board && $0.suite == suite }
+                        #expect(!checks.isEmpty, "\(run): no \(board) \(suite) checks in junit.xml")
+                        for check in checks {
+                            #expect(check.outcome == "passed", "\(run): \(check)")
+                        }
                     }
                 }
-                #expect(cases.property("handshake.connect_ms.count").flatMap(Double.init) ?? 0 >= 10, "\(run)")
+                let counts = cases.properties("handshake.connect_ms.count").compactMap(Double.init)
+                #expect(counts.count == 2 && counts.allSatisfy { $0 >= 10 }, "\(run): \(counts)")
             }
         }
 

@@ -4,18 +4,21 @@
 # served esp-point advertises on the same Bumble link:
 #   blerig scan  --radio bluez:hci0 --json            → bluez-scan.out
 #   blerig probe --radio bluez:hci0 NAME --json       → bluez-probe.out
-#   blerig run   RIG with {kind: bluez, adapter: hci0} → bluez-run/   (discovery, handshake, commands)
-#   (the served board's console, on the host, gets `pair`: the bluez run's key is gone with that run)
+#   blerig run   RIG with {kind: bluez, adapter: hci0} → bluez-run/   (discovery, handshake, commands; every board)
+#   (the served boards' consoles, on the host, get `pair`: the bluez run's keys are gone with that run)
 #   blerig run   RIG with {kind: hci, transport: hci-user:0} → hci-user-run/ (the same suites, the same adapter)
 #   handshake.txt: the handshake metrics of both runs, side by side
 # bluetoothd runs beside them (bluetoothd.state says whether it could), btmon records everything (btmon.snoop).
 # Each command's exit status goes to NAME.rc, its output to NAME.out / NAME.err, times (guest uptime) to times.txt.
-#   bluez_session.sh OUT BLERIG DEVICE_NAME [CONNECTIONS]
+#   bluez_session.sh OUT BLERIG DEVICE_NAME [OTHER_DEVICE_NAME...]   (one board each, esp-01, esp-02, …; the first
+#   is probed)
 set -u
 out="$1"
 blerig="$2"
 device="$3"
-connections="${4:-10}"
+shift 2
+devices=("$@")
+connections=10
 uptime_s() { cut -d' ' -f1 /proc/uptime; }
 stamp() { echo "$1 $(uptime_s)" >>"$out/times.txt"; }
 run() {
@@ -28,8 +31,7 @@ run() {
     return "$status"
 }
 
-# One rig, two radios: the kernel's stack, then blerig's own host on the adapter's user channel.
-# Types a line on the served board's console, which lives on the host: the test's relay watches console.request.
+# Types a line on the served boards' consoles, which live on the host: the test's relay watches console.request.
 served_console() {
     rm -f "$out/console.done"
     echo "$1" >"$out/console.request.tmp" && mv "$out/console.request.tmp" "$out/console.request"
@@ -37,14 +39,17 @@ served_console() {
     stamp "console-$1 $(cat "$out/console.done" 2>/dev/null || echo 'no answer within 10 s')"
 }
 
+# One rig, two radios: the kernel's stack, then blerig's own host on the adapter's user channel; every board at once.
 rig() {
+    echo "rig: kernel-tier-$1"
+    echo "radio: $2"
+    echo "boards:"
+    local n=0
+    for name in "${devices[@]}"; do
+        n=$((n + 1))
+        printf '  - {id: esp-%02d, profile: esp-point, match: {name: %s}}\n' "$n" "$name"
+    done
     cat <<YAML
-rig: kernel-tier-$1
-radio: $2
-boards:
-  - id: esp-01
-    profile: esp-point
-    match: {name: $device}
 suites:
   - discovery
   - {handshake: {connections: $connections}}
@@ -90,8 +95,8 @@ run bluez-scan "$blerig" scan --radio bluez:hci0 --duration 3 --json
 run bluez-probe "$blerig" probe --radio bluez:hci0 "$device" --json --timeout 30
 # The run history is SQLite, whose locks the 9p share does not hold: it stays in the guest.
 run bluez-run "$blerig" run "$out/bluez-rig.yaml" --out "$out/bluez-run" --history /tmp/bluez-history.sqlite
-# The board paired with the bluez run's key, which that run kept in memory only: it must take a new one. Its
-# console is on the host: the test types `pair` there when asked (console.request → console.done).
+# The boards paired with the bluez run's keys, which that run kept in memory only: they must take new ones. Their
+# consoles are on the host: the test types `pair` on each when asked (console.request → console.done).
 served_console pair
 # The user channel needs hci0 down; blerig takes it down itself (HCIDEVDOWN). The kernel may still be busy with it.
 for attempt in $(seq 20); do
@@ -101,19 +106,21 @@ for attempt in $(seq 20); do
     sleep 0.25
 done
 
-# Both runs' handshake numbers, side by side, from their junit.xml properties (one awk: the share is slow).
+# Both runs' handshake numbers, side by side per board, from their junit.xml properties (one awk: the share is slow).
 {
-    echo "handshake on hci0, $connections connections: the kernel's stack (bluez, bluetoothd running) and blerig's"
-    echo "own host (hci-user:0) on the same adapter, the same served esp-point"
+    echo "handshake on hci0, $connections connections per board, all boards at once: the kernel's stack (bluez,"
+    echo "bluetoothd running) and blerig's own host (hci-user:0) on the same adapter and the same served esp-points"
     awk -v bluez="$(ls "$out"/bluez-run/*/junit.xml 2>/dev/null | head -1)" '
+        match($0, /<testsuite name="[^"]*"/) { split(substr($0, RSTART, RLENGTH), part, "\""); board = part[2] }
         match($0, /name="handshake\.[a-z_]+\.(p50|p95|max|count)" value="[^"]*"/) {
             split(substr($0, RSTART, RLENGTH), part, "\"")
-            if (!(part[2] in seen)) { seen[part[2]] = 1; order[++n] = part[2] }
-            value[FILENAME == bluez ? "bluez" : "hci-user", part[2]] = part[4]
+            key = board " " part[2]
+            if (!(key in seen)) { seen[key] = 1; order[++n] = key }
+            value[FILENAME == bluez ? "bluez" : "hci-user", key] = part[4]
         }
         END {
-            printf "%-32s %10s %10s\n", "metric", "bluez", "hci-user"
-            for (i = 1; i <= n; i++) printf "%-32s %10s %10s\n", order[i], value["bluez", order[i]], value["hci-user", order[i]]
+            printf "%-39s %10s %10s\n", "board metric", "bluez", "hci-user"
+            for (i = 1; i <= n; i++) printf "%-39s %10s %10s\n", order[i], value["bluez", order[i]], value["hci-user", order[i]]
         }' "$out"/bluez-run/*/junit.xml "$out"/hci-user-run/*/junit.xml
 } >"$out/handshake.txt"
 stamp bluez-end

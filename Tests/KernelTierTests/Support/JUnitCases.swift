@@ -1,14 +1,15 @@
 import Foundation
 
-/// The checks of a blerig run as its junit.xml records them: each testcase's suite (`esp-01.handshake` →
-/// `handshake`), name and outcome (`passed`, `failure TYPE: MESSAGE`, `error TYPE: MESSAGE`, `skipped: MESSAGE`),
+/// The checks of a blerig run as its junit.xml records them: each testcase's board and suite (`esp-01.handshake`),
+/// name and outcome (`passed`, `failure TYPE: MESSAGE`, `error TYPE: MESSAGE`, `skipped: MESSAGE`),
 /// and the run's properties. Read with patterns: blerig writes the file, one element per line as here.
 struct JUnitCases {
     struct Case: Sendable, CustomStringConvertible {
+        let board: String
         let suite: String
         let name: String
         let outcome: String
-        var description: String { "\(suite).\(name): \(outcome)" }
+        var description: String { "\(board) \(suite).\(name): \(outcome)" }
     }
 
     let cases: [Case]
@@ -28,6 +29,7 @@ struct JUnitCases {
             let body = block.components(separatedBy: "</testcase>")[0]
             let classname = Self.attribute("classname", in: body) ?? "?"
             let suite = String(classname.split(separator: ".").last ?? "?")
+            let board = String(classname.split(separator: ".").dropLast().joined(separator: "."))
             let outcome: String
             if let element = ["failure", "error"].first(where: { body.contains("<\($0) ") }) {
                 let tail = body.components(separatedBy: "<\(element) ")[1]
@@ -38,15 +40,16 @@ struct JUnitCases {
             } else {
                 outcome = "passed"
             }
-            cases.append(Case(suite: suite, name: Self.attribute("name", in: body) ?? "?", outcome: outcome))
+            cases.append(Case(board: board, suite: suite, name: Self.attribute("name", in: body) ?? "?", outcome: outcome))
         }
         self.cases = cases
     }
 
-    /// A `<property name=NAME value=…>`'s value, the first one.
-    func property(_ name: String) -> String? {
-        guard let range = xml.range(of: "<property name=\"\(name)\" value=\"") else { return nil }
-        return String(xml[range.upperBound...].prefix { $0 != "\"" })
+    /// Every `<property name=NAME value=…>`'s value, in order (one per board for a board's metric).
+    func properties(_ name: String) -> [String] {
+        xml.components(separatedBy: "<property name=\"\(name)\" value=\"").dropFirst().map {
+            String($0.prefix { $0 != "\"" })
+        }
     }
 
     private static func attribute(_ name: String, in text: String) -> String? {
