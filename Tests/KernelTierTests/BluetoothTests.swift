@@ -152,14 +152,25 @@ extension KernelTier {
         @Test func kindBluezAndHciUserZeroBothPassDiscoveryHandshakeAndCommandsOnTheServedEspPoint() async throws {
             let outcome = try await BluetoothSession.shared.outcome()
             let bluez = "bluez"
-            print("kernel-tier bluez: bluetoothd \(outcome.file("\(bluez)/bluetoothd.state"))")
+            print("kernel-tier bluez: bluetoothd \(outcome.file("\(bluez)/bluetoothd.state"))\(outcome.file("\(bluez)/adapter.txt"))"
+                + "bluez:hci0 while hci-user:0 holds it: \(outcome.file("\(bluez)/bluez-held.err"))")
             print("kernel-tier bluez:\n\(outcome.file("\(bluez)/handshake.txt"))")
             print("kernel-tier bluez: guest uptime at each step: "
                 + outcome.file("\(bluez)/times.txt").split(separator: "\n").joined(separator: ", "))
             #expect(outcome.status("bluez") == 0, "bluez_session.sh: \(outcome.file("bluez.err"))")
-            // bluetoothd ran beside blerig and had hci0 (make kernel-deps installs Debian's bluez).
+            // hci0 held through the user channel: bluez:hci0 says so and points to hci-user:0.
+            let adapter = outcome.file("\(bluez)/adapter.txt")
+            #expect(adapter.contains("hci0 while hci-user:0 scans: UP RUNNING"), "\(adapter)")
+            #expect(outcome.status("\(bluez)/bluez-held") == 3, "\(outcome.file("\(bluez)/bluez-held.err"))")
+            let held = outcome.file("\(bluez)/bluez-held.err")
+            #expect(held.contains("another program holds it through the HCI user channel"), "\(held)")
+            #expect(held.contains("hci-user:0"), "\(held)")
+            // hci0 down: blerig powered it on through mgmt.
+            #expect(adapter.contains("hci0 before bluez-scan: DOWN"), "\(adapter)")
+            #expect(adapter.contains("hci0 after bluez-scan: UP RUNNING"), "\(adapter)")
+            // bluetoothd ran beside blerig from then on and had hci0 (make kernel-deps installs Debian's bluez).
             #expect(outcome.file("\(bluez)/bluetoothd.state").hasPrefix("running"))
-            #expect(outcome.file("\(bluez)/bluetoothd.log").contains("hci0 has been enabled"))
+            #expect(outcome.file("\(bluez)/bluetoothd.log").contains("Adapter /org/bluez/hci0 registered"))
 
             #expect(outcome.status("\(bluez)/bluez-scan") == 0, "\(outcome.file("\(bluez)/bluez-scan.err"))")
             let scan = try outcome.json("\(bluez)/bluez-scan")

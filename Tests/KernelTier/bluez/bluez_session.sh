@@ -1,14 +1,16 @@
 #!/bin/bash
 # The kernel path (`radio: {kind: bluez}`) in the kernel tier's guest, beside blerig's own host on the same adapter.
 # Runs where hci0 already exists (the tier's hci_session.sh made it with hci_vhci and Bumble's controller) and a
-# served esp-point advertises on the same Bumble link:
-#   blerig scan  --radio bluez:hci0 --json            → bluez-scan.out
+# served esp-points advertise on the same Bumble link:
+#   blerig scan  --radio bluez:hci0 while hci-user:0 holds hci0 → bluez-held.out (must fail, naming hci-user:0)
+#   blerig scan  --radio bluez:hci0 --json, hci0 down → bluez-scan.out (blerig powers it on; adapter.txt)
+#   bluetoothd starts (it stays up for the rest)
 #   blerig probe --radio bluez:hci0 NAME --json       → bluez-probe.out
 #   blerig run   RIG with {kind: bluez, adapter: hci0} → bluez-run/   (discovery, handshake, commands; every board)
 #   (the served boards' consoles, on the host, get `pair`: the bluez run's keys are gone with that run)
 #   blerig run   RIG with {kind: hci, transport: hci-user:0} → hci-user-run/ (the same suites, the same adapter)
 #   handshake.txt: the handshake metrics of both runs, side by side
-# bluetoothd runs beside them (bluetoothd.state says whether it could), btmon records everything (btmon.snoop).
+# bluetoothd runs beside the probe and the runs (bluetoothd.state says whether it could); btmon records everything.
 # Each command's exit status goes to NAME.rc, its output to NAME.out / NAME.err, times (guest uptime) to times.txt.
 #   bluez_session.sh OUT BLERIG DEVICE_NAME [OTHER_DEVICE_NAME...]   (one board each, esp-01, esp-02, …; the first
 #   is probed)
@@ -60,11 +62,28 @@ rig bluez "{kind: bluez, adapter: hci0}" >"$out/bluez-rig.yaml"
 rig hci-user "{kind: hci, transport: \"hci-user:0\"}" >"$out/hci-user-rig.yaml"
 
 stamp bluez-start
-# bluetoothd beside blerig, as on a rig host: it needs the system bus (the guest's /etc and /run are its own). It
-# powers hci0 on itself (AutoEnable); without it, blerig powers hci0 on through mgmt. btmon records what the kernel
-# exchanged with the controller (btmon.snoop, for a failure).
+# btmon records what the kernel exchanged with the controller and the mgmt sockets (btmon.snoop, for a failure).
 btmon -w "$out/btmon.snoop" >/dev/null 2>&1 &
 btmon=$!
+trap 'kill $btmon 2>/dev/null' EXIT
+adapter_state() { hciconfig hci0 2>&1 | grep -o -m1 'UP RUNNING\|DOWN' || echo gone; }
+
+# hci0 held through the user channel (blerig's own host scanning on hci-user:0): the kernel's stack does not have
+# it, and bluez:hci0 must say so and point to hci-user:0.
+"$blerig" scan --radio hci-user:0 --duration 8 >"$out/held-scan.out" 2>"$out/held-scan.err" &
+holder=$!
+for _ in $(seq 200); do [ "$(adapter_state)" = "UP RUNNING" ] && break; sleep 0.05; done
+echo "hci0 while hci-user:0 scans: $(adapter_state)" >"$out/adapter.txt"
+run bluez-held "$blerig" scan --radio bluez:hci0 --duration 1 --json
+wait $holder
+
+# hci0 is down (the user channel closed): blerig powers it on through mgmt (Set Powered).
+echo "hci0 before bluez-scan: $(adapter_state)" >>"$out/adapter.txt"
+run bluez-scan "$blerig" scan --radio bluez:hci0 --duration 3 --json
+echo "hci0 after bluez-scan: $(adapter_state)" >>"$out/adapter.txt"
+
+# bluetoothd beside blerig from here on, as on a rig host: it needs the system bus (the guest's /etc and /run are
+# its own) and takes the adapter blerig powered on.
 bluetoothd=/usr/libexec/bluetooth/bluetoothd
 daemon=
 if [ -x "$bluetoothd" ]; then
@@ -75,13 +94,13 @@ if [ -x "$bluetoothd" ]; then
         "$bluetoothd" -n -d >"$out/bluetoothd.log" 2>&1 &
         daemon=$!
         for _ in $(seq 400); do
-            grep -q "hci0 has been enabled" "$out/bluetoothd.log" && break
+            grep -q "Adapter /org/bluez/hci0 registered" "$out/bluetoothd.log" && break
             sleep 0.05
         done
-        if grep -q "hci0 has been enabled" "$out/bluetoothd.log"; then
-            echo "running (pid $daemon), hci0 powered on by it" >"$out/bluetoothd.state"
+        if grep -q "Adapter /org/bluez/hci0 registered" "$out/bluetoothd.log"; then
+            echo "running (pid $daemon), hci0 registered" >"$out/bluetoothd.state"
         else
-            echo "running (pid $daemon), hci0 not enabled by it within 20 s" >"$out/bluetoothd.state"
+            echo "running (pid $daemon), hci0 not registered within 20 s" >"$out/bluetoothd.state"
         fi
     else
         echo "not running: dbus-daemon --system failed: $(cat "$out/dbus.out")" >"$out/bluetoothd.state"
@@ -91,7 +110,6 @@ else
 fi
 trap 'kill $btmon ${daemon:-} 2>/dev/null' EXIT
 stamp bluetoothd
-run bluez-scan "$blerig" scan --radio bluez:hci0 --duration 3 --json
 run bluez-probe "$blerig" probe --radio bluez:hci0 "$device" --json --timeout 30
 # The run history is SQLite, whose locks the 9p share does not hold: it stays in the guest.
 run bluez-run "$blerig" run "$out/bluez-rig.yaml" --out "$out/bluez-run" --history /tmp/bluez-history.sqlite

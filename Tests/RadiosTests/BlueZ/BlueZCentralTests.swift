@@ -180,6 +180,23 @@ extension TransportIO {
             #expect(await eventually { kernel.openDescriptors == 0 })
         }
 
+        @Test("disconnecting waits for the link to go down, which Linux 6.1 reports after answering mgmt Disconnect")
+        func disconnectWaitsForTheLinkToGo() async throws {
+            let kernel = FakeBlueZKernel(linkDownAfterReply: .milliseconds(300))
+            let central = try await openCentral(kernel)
+            let connecting = Task { try await central.connect(to: board, timeout: .seconds(5)) }
+            #expect(await eventually { kernel.board(board) != nil })
+            let connection = try await connecting.value
+            await connection.disconnect()
+            let returned = ContinuousClock.now
+            // Down before blerig says it is closed: a connect to the board now makes a new link.
+            let down = try #require(kernel.linkDownAt(board), "disconnect returned before the link went down")
+            #expect(down <= returned)
+            #expect(await connection.disconnection() == .localHostTerminated)
+            await central.close()
+            #expect(await eventually { kernel.openDescriptors == 0 })
+        }
+
         @Test(
             "a link the peer or the air ends goes down with mgmt's reason, or the socket's errno when mgmt is silent",
             arguments: [
