@@ -152,7 +152,9 @@ extension KernelTier {
         @Test func kindBluezAndHciUserZeroBothPassDiscoveryHandshakeAndCommandsOnTheServedEspPoint() async throws {
             let outcome = try await BluetoothSession.shared.outcome()
             let bluez = "bluez"
-            print("kernel-tier bluez: bluetoothd \(outcome.file("\(bluez)/bluetoothd.state"))\(outcome.file("\(bluez)/adapter.txt"))"
+            print(
+                "kernel-tier bluez: bluetoothd \(outcome.file("\(bluez)/bluetoothd.state"))"
+                    + outcome.file("\(bluez)/adapter.txt")
                 + "bluez:hci0 while hci-user:0 holds it: \(outcome.file("\(bluez)/bluez-held.err"))")
             print("kernel-tier bluez:\n\(outcome.file("\(bluez)/handshake.txt"))")
             print("kernel-tier bluez: guest uptime at each step: "
@@ -184,7 +186,8 @@ extension KernelTier {
             #expect(probe["mtu"] as? Int == 247)
 
             for run in ["bluez-run", "hci-user-run"] {
-                #expect(outcome.status("\(bluez)/\(run)") == 0, "\(run): \(outcome.file("\(bluez)/\(run).out").suffix(3000))")
+                let output = outcome.file("\(bluez)/\(run).out").suffix(3000)
+                #expect(outcome.status("\(bluez)/\(run)") == 0, "\(run): \(output)")
                 // Both boards at once, each on its own link.
                 let cases = try JUnitCases(folder: "\(outcome.folder)/\(bluez)/\(run)")
                 for board in ["esp-01", "esp-02"] {
@@ -213,9 +216,9 @@ extension KernelTier {
             let broken = cases.cases.filter { $0.outcome != "passed" && !$0.outcome.hasPrefix("skipped") }
             #expect(!broken.isEmpty, "no check ended by the removal: \(cases.cases)")
             for check in broken {
-                #expect(check.outcome.hasPrefix("error infrastructure"), "\(check.suite).\(check.name): \(check.outcome)")
-                #expect(check.outcome.contains("radio 'radio' (bluez hci0) failed"), "\(check.outcome)")
-                #expect(check.outcome.contains("hci0 was removed under the run (mgmt Index Removed)"), "\(check.outcome)")
+                #expect(check.outcome.hasPrefix("error infrastructure"), "\(check)")
+                #expect(check.outcome.contains("radio 'radio' (bluez hci0) failed"), "\(check)")
+                #expect(check.outcome.contains("hci0 was removed under the run (mgmt Index Removed)"), "\(check)")
             }
         }
 

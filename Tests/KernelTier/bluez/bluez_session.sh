@@ -138,7 +138,8 @@ done
         }
         END {
             printf "%-39s %10s %10s\n", "board metric", "bluez", "hci-user"
-            for (i = 1; i <= n; i++) printf "%-39s %10s %10s\n", order[i], value["bluez", order[i]], value["hci-user", order[i]]
+            for (i = 1; i <= n; i++)
+                printf "%-39s %10s %10s\n", order[i], value["bluez", order[i]], value["hci-user", order[i]]
         }' "$out"/bluez-run/*/junit.xml "$out"/hci-user-run/*/junit.xml
 } >"$out/handshake.txt"
 stamp bluez-end

@@ -40,7 +40,8 @@ struct JUnitCases {
             } else {
                 outcome = "passed"
             }
-            cases.append(Case(board: board, suite: suite, name: Self.attribute("name", in: body) ?? "?", outcome: outcome))
+            let name = Self.attribute("name", in: body) ?? "?"
+            cases.append(Case(board: board, suite: suite, name: name, outcome: outcome))
         }
         self.cases = cases
     }

@@ -20,8 +20,8 @@ func openCentral(
     _ kernel: FakeBlueZKernel, parameters: HCI.ConnectionParameters? = nil, listed: [HCIDeviceInfo] = []
 ) async throws -> BlueZCentral {
     try await BlueZCentral.open(
-        adapter: 0, sockets: kernel, hciSockets: FakeBluetoothSockets(adapters: listed), connectionParameters: parameters,
-        security: .medium)
+        adapter: 0, sockets: kernel, hciSockets: FakeBluetoothSockets(adapters: listed),
+        connectionParameters: parameters, security: .medium)
 }
 
 /// Waits (up to 2 s of wall time) until `condition` holds.
@@ -130,7 +130,8 @@ extension TransportIO {
             var iterator = stream.makeAsyncIterator()
             let report = try #require(await iterator.next())
             #expect(report.data.localName == "ESP1")
-            #expect(report.data.manufacturerData(for: CompanyIdentifier(rawValue: 0xFFFF)) == [0x01, 0x04, 0x02, 0x00, 0x02])
+            let manufacturerData = report.data.manufacturerData(for: CompanyIdentifier(rawValue: 0xFFFF))
+            #expect(manufacturerData == [0x01, 0x04, 0x02, 0x00, 0x02])
             await central.close()
         }
 

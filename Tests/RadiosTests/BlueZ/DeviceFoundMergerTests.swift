@@ -29,7 +29,8 @@ struct DeviceFoundMergerTests {
             return
         }
         #expect(report.data.localName == "ESP-Point-1a2b")
-        #expect(report.data.manufacturerData(for: CompanyIdentifier(rawValue: 0xFFFF)) == [0x01, 0x04, 0x02, 0x00, 0x02])
+        let manufacturerData = report.data.manufacturerData(for: CompanyIdentifier(rawValue: 0xFFFF))
+        #expect(manufacturerData == [0x01, 0x04, 0x02, 0x00, 0x02])
         #expect(report.rssi == -52)
         #expect(report.connectable)
     }

@@ -229,7 +229,8 @@ final class FakeBlueZKernel: BlueZSockets {
                 if let delay = linkDownAfterReply {
                     state.withLock { $0.linkDownAt[board] = nil }
                     Thread.detachNewThread { [self] in
-                        Thread.sleep(forTimeInterval: Double(delay.components.attoseconds) / 1e18 + Double(delay.components.seconds))
+                        let (seconds, attoseconds) = delay.components
+                        Thread.sleep(forTimeInterval: Double(seconds) + Double(attoseconds) / 1e18)
                         state.withLock { $0.linkDownAt[board] = ContinuousClock.now }
                         shutdown(board, Int32(SHUT_RDWR))
                     }
