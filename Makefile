@@ -13,10 +13,11 @@ INTEROP_APT_PACKAGES := python3 python3-venv
 # The kernel tier (Tests/KernelTier, docs/kernel-tier.md): qemu boots Debian's kernel with the host's root shared
 # read-only and runs blerig inside against hci_vhci, USB/IP and dummy_hcd. The kernel package is downloaded and
 # unpacked once into $(KERNEL_TIER_CACHE)/; usbip (the USB/IP device) and esptool (the reset reference) in a venv.
+# Debian's bluez gives the guest bluetoothd (beside blerig's `kind: bluez` runs) and btmon.
 KERNEL_TIER_CACHE ?= .cache/kernel-tier
 KERNEL_VENV ?= .venv-kernel
 KERNEL_PINS := usbip==0.7.0 esptool==5.6.0
-KERNEL_APT_PACKAGES := qemu-system-x86 busybox-static kmod usbip python3 python3-venv
+KERNEL_APT_PACKAGES := qemu-system-x86 busybox-static kmod usbip python3 python3-venv bluez
 
 # metrics.prom is checked with prometheus_client's parsers (OpenMetrics and Prometheus text), in a venv of its own.
 METRICS_VENV ?= .venv-metrics

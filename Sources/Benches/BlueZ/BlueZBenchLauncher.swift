@@ -7,7 +7,9 @@ import Radios
 /// Opens a bench whose radios are the kernel's own Bluetooth stack (`radio: {kind: bluez, adapter: hci0}`),
 /// beside bluetoothd: one ``BlueZCentral`` per adapter, the boards found on the air by their `match`. Everything
 /// runs on the wall clock; the radios' links are closed and their mgmt sockets released before ``withBench(_:)``
-/// returns. The adapters stay powered, as bluetoothd may be using them.
+/// returns. The adapters stay powered, as bluetoothd may be using them. An adapter that fails under the run (removed,
+/// switched off by another program) is a fault of its radio in the bench's health: the run stops with an
+/// infrastructure error, and no board is blamed.
 struct BlueZBenchLauncher: BenchLauncher {
     let rig: RigConfig
     /// Opens one adapter; tests inject fake system calls.
@@ -29,20 +31,29 @@ struct BlueZBenchLauncher: BenchLauncher {
         _ body: @escaping @Sendable (any Bench) async throws -> T
     ) async throws -> BenchOutcome<T> {
         let clock = WallClock()
+        let health = BenchHealth()
+        let watch = FaultWatch(health: health, clock: clock)
         let unixTimeAtOrigin = Duration.nanoseconds(Int64(Date().timeIntervalSince1970 * 1e9))
         var radios: [BlueZRadio] = []
         do {
-            for radio in rig.radios { radios.append(try await open(radio, clock: clock)) }
+            for radio in rig.radios {
+                let opened = try await open(radio, clock: clock)
+                let part = "radio '\(radio.id)' (\(opened.kind))"
+                opened.bluez.whenAdapterFails { why in watch.report(part: part, cause: why) }
+                radios.append(opened)
+            }
             // Real boards: serial consoles, reset lines and hub ports from BoardControl where the rig wires them.
             let hardware = try HardwareBoards.open(rig, clock: clock)
             defer { hardware.close() }
             let bench = WallClockBench(
                 clock: clock, unixTimeAtOrigin: unixTimeAtOrigin, radios: radios, boards: hardware.boards,
-                health: BenchHealth())
+                health: health)
             let value = try await body(bench)
+            watch.stop()
             let work = await close(radios)
             return BenchOutcome(value: value, work: work)
         } catch {
+            watch.stop()
             _ = await close(radios)
             throw error
         }

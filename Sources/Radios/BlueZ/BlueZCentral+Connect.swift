@@ -8,12 +8,13 @@ extension BlueZCentral {
     /// it hears it, and hands the socket the link's ATT channel. Several links may be up, and several attempts in
     /// progress, at once.
     public func connect(to address: DeviceAddress, timeout: Duration) async throws(CentralError) -> any GATTConnection {
-        let (powered, closed) = state.withLock { state in
+        let (powered, closed, adapterFailure) = state.withLock { state in
             state.disconnectReasons[address] = nil
             state.connectFailures[address] = nil
-            return (state.powered, state.closed)
+            return (state.powered, state.closed, state.failure)
         }
         guard !closed else { throw .radioUnavailable("the BlueZ radio hci\(adapter) is closed") }
+        if let adapterFailure { throw .radioUnavailable(adapterFailure) }
         guard powered else { throw .radioUnavailable("hci\(adapter) is powered off") }
         if Task.isCancelled { throw .cancelled }
         try await loadParameters(for: address)

@@ -5,7 +5,7 @@ extension BlueZCentral {
     /// discovery after about 10 s; it is started again while streams remain. When another program (bluetoothd)
     /// is discovering already, the kernel refuses a second discovery (Busy) but sends its Device Found events to
     /// every mgmt socket, so the scan reports those. Each report holds the advertising data and the scan response,
-    /// merged by the kernel.
+    /// merged (``DeviceFoundMerger``).
     public func scan(_ filter: ScanFilter) -> AsyncStream<Advertisement> {
         let (stream, continuation) = AsyncStream.makeStream(
             of: Advertisement.self, bufferingPolicy: .bufferingNewest(1024))
@@ -89,17 +89,35 @@ extension BlueZCentral {
         if restart { updateDiscovery() }
     }
 
+    /// One Device Found: merged with the advertiser's other reports (``DeviceFoundMerger``), then given to every
+    /// scan whose filter takes it.
     func deliver(_ found: Mgmt.DeviceFound) {
         guard let address = found.address.le else { return }
-        // Malformed AD structures from a board lose only themselves: the report still counts.
-        let data = (try? AdvertisingData(decoding: found.eir)) ?? AdvertisingData(structures: [])
-        let advertisement = Advertisement(
-            address: address, data: data, rssi: found.rssi, connectable: found.connectable, received: clock.now)
-        let deliveries = state.withLock { state -> [AsyncStream<Advertisement>.Continuation] in
+        let step = state.withLock { state -> DeviceFoundMerger.Step in
             state.counters.devicesFound += 1
+            return state.merger.add(found, from: address)
+        }
+        switch step {
+        case let .deliver(report):
+            deliver(report, from: address)
+        case let .hold(generation):
+            Task { [weak self, clock] in
+                try? await clock.sleep(for: DeviceFoundMerger.responseWait)
+                guard let self else { return }
+                let report = state.withLock { $0.merger.expire(address, generation: generation) }
+                if let report { deliver(report, from: address) }
+            }
+        }
+    }
+
+    private func deliver(_ report: DeviceFoundMerger.Report, from address: DeviceAddress) {
+        let advertisement = Advertisement(
+            address: address, data: report.data, rssi: report.rssi, connectable: report.connectable,
+            received: clock.now)
+        let deliveries = state.withLock { state -> [AsyncStream<Advertisement>.Continuation] in
             var out: [AsyncStream<Advertisement>.Continuation] = []
             for key in state.scans.keys.sorted() {
-                guard var scan = state.scans[key], scan.filter.accepts(data, from: address) else { continue }
+                guard var scan = state.scans[key], scan.filter.accepts(report.data, from: address) else { continue }
                 if scan.filter.deduplicate {
                     guard scan.seen.insert(address).inserted else { continue }
                     state.scans[key] = scan

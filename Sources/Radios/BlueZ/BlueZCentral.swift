@@ -21,6 +21,8 @@ public final class BlueZCentral: Central {
     public let security: BlueZSecurity
     let mgmt: MgmtChannel
     let sockets: any BlueZSockets
+    /// For telling an adapter that went away from one switched off (``BlueZCentral/adapterExists``).
+    let hciSockets: any BluetoothSockets
     let state: Mutex<State>
 
     struct State {
@@ -37,9 +39,13 @@ public final class BlueZCentral: Central {
         var disconnectReasons: [DeviceAddress: HCIErrorCode] = [:]
         var reasonWaiters: [DeviceAddress: CheckedContinuation<HCIErrorCode?, Never>] = [:]
         var connectFailures: [DeviceAddress: Mgmt.Status] = [:]
+        var merger = DeviceFoundMerger()
         var loadedParameters: [DeviceAddress: Mgmt.LoadConnectionParameters.Entry] = [:]
         var closed = false
         var counters = Counters()
+        /// Why the adapter stopped being usable under the central, and who is told (``whenAdapterFails(_:)``).
+        var failure: String?
+        var failureHandlers: [@Sendable (String) -> Void] = []
     }
 
     enum Discovery { case off, ours, theirs }
@@ -64,12 +70,14 @@ public final class BlueZCentral: Central {
 
     init(
         adapter: UInt16, info: Mgmt.ReadControllerInfo.Reply, mgmt: MgmtChannel, sockets: any BlueZSockets,
-        clock: any RigClock, connectionParameters: HCI.ConnectionParameters?, security: BlueZSecurity
+        hciSockets: any BluetoothSockets, clock: any RigClock, connectionParameters: HCI.ConnectionParameters?,
+        security: BlueZSecurity
     ) {
         self.adapter = adapter
         adapterAddress = info.address
         self.mgmt = mgmt
         self.sockets = sockets
+        self.hciSockets = hciSockets
         self.clock = clock
         self.connectionParameters = connectionParameters
         self.security = security
@@ -110,7 +118,7 @@ public final class BlueZCentral: Central {
                 info.current = try await mgmt.send(Mgmt.SetPowered(true), index: adapter).settings
             }
             return BlueZCentral(
-                adapter: adapter, info: info, mgmt: mgmt, sockets: sockets, clock: clock,
+                adapter: adapter, info: info, mgmt: mgmt, sockets: sockets, hciSockets: hciSockets, clock: clock,
                 connectionParameters: connectionParameters, security: security
             ).started()
         } catch let error as MgmtCommandError {
@@ -129,6 +137,11 @@ public final class BlueZCentral: Central {
         mgmt.observe { [weak self] index, event in
             guard let self, index == self.adapter else { return }
             self.handle(event)
+        }
+        mgmt.whenFails { [weak self] why in
+            guard let self else { return }
+            adapterFailed("hci\(adapter)'s mgmt socket ended under the run: \(why)")
+            powerChanged(false)
         }
         return self
     }
@@ -174,8 +187,13 @@ public final class BlueZCentral: Central {
             guard let peer = failed.address.le else { return }
             state.withLock { $0.connectFailures[peer] = failed.status }
         case let .newSettings(settings):
-            powerChanged(settings.settings.contains(.powered))
+            let on = settings.settings.contains(.powered)
+            // The kernel sends New Settings to every mgmt socket but the one whose command changed them: this is
+            // another program's doing, or the adapter going away (which the kernel reports as a power-off first).
+            if !on, state.withLock({ $0.powered && !$0.closed }) { adapterSwitchedOff() }
+            powerChanged(on)
         case .indexRemoved:
+            adapterFailed(Self.removed(adapter))
             powerChanged(false)
         default:
             break
@@ -187,7 +205,8 @@ public final class BlueZCentral: Central {
     func disconnectReason(for peer: DeviceAddress, error: Errno?, closedByUs: Bool) async -> HCIErrorCode {
         let known = state.withLock { $0.disconnectReasons.removeValue(forKey: peer) }
         if let known { return known }
-        // The kernel sends the socket that asked for a Disconnect no Device Disconnected: nothing to wait for.
+        // The socket that asked for a Disconnect may get no Device Disconnected (the kernel skips it while that
+        // command is pending; Linux 6.1.192 in the kernel tier sent it one all the same): none yet, none to wait for.
         if closedByUs { return .localHostTerminated }
         let grace = Self.reasonGrace
         let reason: HCIErrorCode? = await withCheckedContinuation {

@@ -144,15 +144,26 @@ final class BlueZLink: ATTBearer, LinkControl, Sendable {
     }
 
     /// Closes the link through mgmt (the kernel sends HCI Disconnect at once, where closing the socket would leave
-    /// the link up for two more seconds), then closes the socket. The kernel answers Disconnect once the link is
-    /// down, but Debian's 6.1 was seen leaving the ATT socket of a link it had closed this way open and silent:
-    /// blerig does not wait for it to end by itself.
+    /// the link up for two more seconds), waits until the link is down, then closes the socket.
+    ///
+    /// Linux 6.1.192 answered mgmt Disconnect before it even sent HCI Disconnect (the kernel tier's btmon capture),
+    /// so the link was still there; a connect to the same board then joins the dying link (the kernel reuses a
+    /// board's existing connection) and fails with it: there, with two boards, 1 handshake in 19 failed with 0x3E.
+    /// So blerig waits for the kernel to end the socket, which it does when the link goes, at most ``downWait``.
     func disconnect() async {
         guard let central, !state.withLock({ $0.down }) else { return }
         state.withLock { $0.closedByUs = true }
         _ = try? await central.mgmt.send(Mgmt.Disconnect(Mgmt.Address(peer)), index: central.adapter)
+        let deadline = clock.now.advanced(by: Self.downWait)
+        while !state.withLock({ $0.down }), clock.now < deadline {
+            try? await clock.sleep(for: .milliseconds(2))
+        }
         channel.close()
     }
+
+    /// How long ``disconnect()`` waits for the link to go down after mgmt accepted the Disconnect: the controller
+    /// answers HCI Disconnect within a connection event or two.
+    static let downWait: Duration = .seconds(2)
 
     /// mgmt said the link is down (Device Disconnected) and the socket has not ended by itself: end it, so that the
     /// connection goes down with mgmt's reason rather than waiting on a socket the kernel left open.

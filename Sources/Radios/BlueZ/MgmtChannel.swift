@@ -16,6 +16,9 @@ final class MgmtChannel: Sendable {
         var observers: [Int: @Sendable (UInt16, Mgmt.Event) -> Void] = [:]
         var next = 0
         var closed: String?
+        /// ``close()`` was called: the socket ending is not a failure.
+        var closing = false
+        var failureHandlers: [@Sendable (String) -> Void] = []
     }
 
     private struct Key: Hashable {
@@ -38,8 +41,14 @@ final class MgmtChannel: Sendable {
         channel.start(
             receive: { [weak self] bytes in self?.receive(bytes) },
             ended: { [weak self] error, byPeer in
-                self?.fail(error.map { "the mgmt socket failed: \($0)" } ?? "the mgmt socket closed")
+                self?.ended(error.map { "the mgmt socket failed: \($0)" } ?? "the kernel closed the mgmt socket")
             })
+    }
+
+    /// Calls `handler` with why when the socket ends by itself (a failed read, the kernel closing it), not when
+    /// ``close()`` closes it.
+    func whenFails(_ handler: @escaping @Sendable (String) -> Void) {
+        state.withLock { $0.failureHandlers.append(handler) }
     }
 
     /// Calls `observer` with every event that is not a command's answer, with its controller index, from now on.
@@ -96,8 +105,15 @@ final class MgmtChannel: Sendable {
     }
 
     func close() {
+        state.withLock { $0.closing = true }
         channel.close()
         fail("the mgmt socket was closed")
+    }
+
+    private func ended(_ why: String) {
+        let handlers = state.withLock { state in state.closing ? [] : state.failureHandlers }
+        fail(why)
+        for handler in handlers { handler(why) }
     }
 
     private func take(_ key: Key, _ id: Int) -> CheckedContinuation<Answer, Never>? {

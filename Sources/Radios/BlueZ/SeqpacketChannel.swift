@@ -101,7 +101,8 @@ final class SeqpacketChannel: Sendable {
                 state.done = true
                 return (false, true)
             }
-            if !state.closing {
+            // A thread that ended by itself has closed the pair already: its numbers may be another file's now.
+            if !state.closing, !state.done {
                 state.closing = true
                 var byte: UInt8 = 1
                 _ = Glibc.write(wakeWrite, &byte, 1)
@@ -117,8 +118,9 @@ final class SeqpacketChannel: Sendable {
     }
 
     private func finish(_ report: () -> Void) {
-        closeAll()
+        // Done before the descriptors close, so that close() never writes to a closed (or reused) one.
         state.withLock { $0.done = true }
+        closeAll()
         report()
         finished.signal()
     }

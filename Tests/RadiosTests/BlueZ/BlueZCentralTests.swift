@@ -14,15 +14,18 @@ private let table: [GATTServer.Service] = [
     .init(battery, characteristics: [.init(level, properties: [.read, .write], value: .stored([87]), length: .fixed(1))])
 ]
 
-/// Opens a central on the fake kernel; adapter listing (for the user-channel check) sees hci0 only.
-private func openCentral(_ kernel: FakeBlueZKernel, parameters: HCI.ConnectionParameters? = nil) async throws -> BlueZCentral {
+/// Opens a central on the fake kernel; adapter listing (for the user-channel check and for telling a removed
+/// adapter from one switched off) sees `listed`, none unless told.
+func openCentral(
+    _ kernel: FakeBlueZKernel, parameters: HCI.ConnectionParameters? = nil, listed: [HCIDeviceInfo] = []
+) async throws -> BlueZCentral {
     try await BlueZCentral.open(
-        adapter: 0, sockets: kernel, hciSockets: FakeBluetoothSockets(adapters: []), connectionParameters: parameters,
-        security: .medium)
+        adapter: 0, sockets: kernel, hciSockets: FakeBluetoothSockets(adapters: listed),
+        connectionParameters: parameters, security: .medium)
 }
 
 /// Waits (up to 2 s of wall time) until `condition` holds.
-private func eventually(_ condition: () -> Bool) async -> Bool {
+func eventually(_ condition: () -> Bool) async -> Bool {
     for _ in 0..<400 {
         if condition() { return true }
         try? await Task.sleep(for: .milliseconds(5))
@@ -113,6 +116,25 @@ extension TransportIO {
             await central.close()
         }
 
+        @Test("an advertisement and its scan response, sent apart as Linux 6.1 does with extended reports, are one report")
+        func mergesScanResponses() async throws {
+            let kernel = FakeBlueZKernel()
+            let central = try await openCentral(kernel)
+            let stream = central.scan(ScanFilter(namePrefixes: ["ESP"]))
+            #expect(await eventually { kernel.commands.contains { $0.hasPrefix("Start Discovery") } })
+            let manufacturer: [UInt8] = [8, 0xFF, 0xFF, 0xFF, 0x01, 0x04, 0x02, 0x00, 0x02]
+            kernel.emit(.deviceFound(.init(address: .init(board), rssi: -50, eir: manufacturer)))
+            kernel.emit(
+                .deviceFound(
+                    .init(address: .init(board), rssi: -51, flags: .scanResponse, eir: [5, 0x09] + Array("ESP1".utf8))))
+            var iterator = stream.makeAsyncIterator()
+            let report = try #require(await iterator.next())
+            #expect(report.data.localName == "ESP1")
+            let manufacturerData = report.data.manufacturerData(for: CompanyIdentifier(rawValue: 0xFFFF))
+            #expect(manufacturerData == [0x01, 0x04, 0x02, 0x00, 0x02])
+            await central.close()
+        }
+
         @Test("discovery is started again when the kernel ends it; another program's discovery is listened to")
         func discoveryRestartsAndShares() async throws {
             let kernel = FakeBlueZKernel(refusing: [.startDiscovery: .busy])
@@ -155,6 +177,23 @@ extension TransportIO {
             // blerig closed it: 0x16 here, at once, though the kernel sends the asking socket no Device Disconnected.
             #expect(await connection.disconnection() == .localHostTerminated)
             #expect(kernel.commands.last == "Disconnect (0x0014) hci0 [2b 1a 12 c4 a e4 2]")
+            await central.close()
+            #expect(await eventually { kernel.openDescriptors == 0 })
+        }
+
+        @Test("disconnecting waits for the link to go down, which Linux 6.1 reports after answering mgmt Disconnect")
+        func disconnectWaitsForTheLinkToGo() async throws {
+            let kernel = FakeBlueZKernel(linkDownAfterReply: .milliseconds(300))
+            let central = try await openCentral(kernel)
+            let connecting = Task { try await central.connect(to: board, timeout: .seconds(5)) }
+            #expect(await eventually { kernel.board(board) != nil })
+            let connection = try await connecting.value
+            await connection.disconnect()
+            let returned = ContinuousClock.now
+            // Down before blerig says it is closed: a connect to the board now makes a new link.
+            let down = try #require(kernel.linkDownAt(board), "disconnect returned before the link went down")
+            #expect(down <= returned)
+            #expect(await connection.disconnection() == .localHostTerminated)
             await central.close()
             #expect(await eventually { kernel.openDescriptors == 0 })
         }

@@ -51,6 +51,8 @@ final class FakeBlueZKernel: BlueZSockets {
         /// Board ends a serving thread owns (it closes them), and board ends already closed.
         var served: Set<Int32> = []
         var closedBoards: Set<Int32> = []
+        /// When a link answered before it went down (``linkDownAfterReply``) went down, by board end.
+        var linkDownAt: [Int32: ContinuousClock.Instant] = [:]
     }
 
     private let failures: [Call: Errno]
@@ -58,14 +60,18 @@ final class FakeBlueZKernel: BlueZSockets {
     /// Statuses to answer commands with instead of success.
     private let refuse: [UInt16: Mgmt.Status]
     private let otherIndexes: [UInt16]
+    /// How long after answering Disconnect the link goes down (its socket ends), as Linux 6.1.192 answers before
+    /// the controller has; nil: at once, before the answer.
+    private let linkDownAfterReply: Duration?
     private let state: Mutex<State>
 
     init(
         adapter: Adapter = Adapter(), otherIndexes: [UInt16] = [], failing failures: [Call: Errno] = [:],
-        refusing refuse: [Mgmt.Opcode: Mgmt.Status] = [:],
+        refusing refuse: [Mgmt.Opcode: Mgmt.Status] = [:], linkDownAfterReply: Duration? = nil,
         connect: @escaping @Sendable (DeviceAddress) -> Connect = { _ in .connects }
     ) {
         self.failures = failures
+        self.linkDownAfterReply = linkDownAfterReply
         self.connect = connect
         self.otherIndexes = otherIndexes
         self.refuse = Dictionary(uniqueKeysWithValues: refuse.map { ($0.key.rawValue, $0.value) })
@@ -78,6 +84,11 @@ final class FakeBlueZKernel: BlueZSockets {
     /// The mgmt commands the kernel received: `Set Powered (0x0005) hci0 [01]`.
     var commands: [String] { state.withLock { $0.commands } }
     var attSockets: [ATTSocket] { state.withLock { $0.att } }
+    /// When the link to `peer` went down after its Disconnect was answered (``linkDownAfterReply``).
+    func linkDownAt(_ peer: DeviceAddress) -> ContinuousClock.Instant? {
+        guard let board = board(peer) else { return nil }
+        return state.withLock { $0.linkDownAt[board] }
+    }
     var openDescriptors: Int { state.withLock { $0.open.count } }
     var isPowered: Bool { state.withLock { $0.adapter.powered } }
 
@@ -91,6 +102,15 @@ final class FakeBlueZKernel: BlueZSockets {
             return
         }
         write(event.packet(index: index ?? adapter).encoded, to: theirs)
+    }
+
+    /// The kernel ends the mgmt socket (as it would on a failure): blerig's end reads end-of-file.
+    func endControl() {
+        guard let theirs = state.withLock({ $0.control?.theirs }) else {
+            Issue.record("no mgmt socket open")
+            return
+        }
+        shutdown(theirs, Int32(SHUT_RDWR))
     }
 
     /// The board's end of the ATT socket connected to `peer`.
@@ -206,7 +226,17 @@ final class FakeBlueZKernel: BlueZSockets {
                     return [.commandStatus(.init(opcode: opcode, status: .notConnected))]
                 }
                 // The socket that asked gets no Device Disconnected (the kernel skips it), only the reply.
-                shutdown(board, Int32(SHUT_RDWR))
+                if let delay = linkDownAfterReply {
+                    state.withLock { $0.linkDownAt[board] = nil }
+                    Thread.detachNewThread { [self] in
+                        let (seconds, attoseconds) = delay.components
+                        Thread.sleep(forTimeInterval: Double(seconds) + Double(attoseconds) / 1e18)
+                        state.withLock { $0.linkDownAt[board] = ContinuousClock.now }
+                        shutdown(board, Int32(SHUT_RDWR))
+                    }
+                } else {
+                    shutdown(board, Int32(SHUT_RDWR))
+                }
                 return [.commandComplete(.init(Mgmt.Disconnect.self, reply: .init(address)))]
             default:
                 Issue.record("the fake kernel got a command it does not expect: \(opcode)")

@@ -2,8 +2,9 @@ import BLECore
 
 extension Mgmt {
     /// Device Found Event (mgmt-api.txt: event code 0x0012): Address (6), Address_Type (1), RSSI (1, signed dBm,
-    /// 127 when unknown), Flags (4), EIR_Data_Length (2), EIR_Data. For LE the kernel puts the advertising data
-    /// and, when an active scan got one, the scan response together in EIR_Data.
+    /// 127 when unknown), Flags (4), EIR_Data_Length (2), EIR_Data. For LE, EIR_Data is the advertising data and,
+    /// on a controller scanning with legacy reports, the scan response merged in by the kernel; with extended
+    /// reports (Linux 6.1 on a Bluetooth 5 controller) the scan response comes alone, flagged ``Flags/scanResponse``.
     public struct DeviceFound: MgmtEvent {
         public static let code = EventCode.deviceFound
 
