@@ -18,9 +18,8 @@ public enum CampaignError: Error, Sendable, CustomStringConvertible {
         case let .rig(error): error.description
         case let .argument(flag, message): "\(flag): \(message)"
         case let .unsupportedRadio(radio):
-            "\(radio.location): radio '\(radio.kindName)' is not available in this build (it drives virtual, hci and "
-                + "rootcanal radios); for a BlueZ adapter write {kind: hci, transport: \"hci-user:0\"}, blerig's own host "
-                + "on the adapter's HCI user channel"
+            "\(radio.location): radio '\(radio.kindName)' is not available to this bench factory (it opens virtual "
+                + "benches only); the blerig command's bench builder drives virtual, hci, rootcanal and bluez radios"
         case let .output(path, message): "cannot write \(path): \(message)"
         case let .nothingToRerun(runID): "--rerun-failed: nothing to run again: every check of run \(runID) passed"
         }
