@@ -151,7 +151,13 @@ final class FakeBlueZKernel: BlueZSockets {
 
     private func write(_ bytes: [UInt8], to descriptor: Int32) {
         let count = send(descriptor, bytes, bytes.count, Int32(MSG_NOSIGNAL))
-        if count != bytes.count { Issue.record("the fake kernel could not write: \(Errno(errno))") }
+        guard count != bytes.count else { return }
+        let error = Errno(errno)
+        // blerig closed its end (the test is over, or the channel under test was closed): a kernel drops events
+        // for a socket nobody holds, and so does the fake; recorded from this thread, the issue would belong to
+        // no test and fail whichever run it landed in.
+        if count < 0, error.code == EPIPE || error.code == ECONNRESET { return }
+        Issue.record("the fake kernel could not write: \(error)")
     }
 
     /// Reads commands from the control socket and answers them, until it closes.
