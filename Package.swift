@@ -88,7 +88,7 @@ let package = Package(
             name: "Benchmarks",
             dependencies: [
                 "BLECore", "BenchCore", "DeviceProfiles", "Orchestrator", "VirtualFarm", "Radios", "CentralStack",
-                "IngestServer", "Benches",
+                "IngestServer", "Benches", "Reports",
             ]
         ),
         // Every run stored, and the boards' leases: SQLite (GRDB) on one host, PostgreSQL for several.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Benchmarks
 import Orchestrator
 
 extension Blerig.Bench {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import BLECore
 import Benches
+import Benchmarks
 import CentralStack
 import Foundation
 import Orchestrator

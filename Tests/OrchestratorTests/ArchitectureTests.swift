@@ -53,11 +53,27 @@ struct ArchitectureTests {
         #expect(try moved.contains { try String(contentsOfFile: $0, encoding: .utf8).contains(benchmark) })
     }
 
+    @Test("the orchestrator measures nothing itself: its benchmarks and the processes they drive live in Benchmarks")
+    func orchestratorHoldsNoBenchmark() throws {
+        let benchmark = try Regex(#"\b(struct|enum|class|actor)\s+\w*Benchmark\b"#)
+        let files = try Self.swiftFiles(under: "Sources/Orchestrator")
+        #expect(files.count > 10, "Sources/Orchestrator was not read")
+        for file in files {
+            let text = try String(contentsOfFile: file, encoding: .utf8)
+            #expect(!text.contains(benchmark), "\(file) declares a benchmark: it belongs in Sources/Benchmarks")
+            #expect(!file.contains("/Benchmark/"), "\(file) is a benchmark's file: it belongs in Sources/Benchmarks")
+        }
+        // The sync agent is the kill campaign's subject, not part of the bench: it ships with the campaign.
+        let root = try Self.swiftFiles(under: "Sources/Benches")
+        #expect(try !root.contains { try String(contentsOfFile: $0, encoding: .utf8).contains("enum SyncAgent") })
+        #expect(try Self.swiftFiles(under: "Sources/Benchmarks").contains { $0.hasSuffix("/SyncAgent.swift") })
+    }
+
     @Test("benchmarks build on the composition root and the layers below it; only the command line imports them")
     func benchmarksDependDownOnly() throws {
         let allowed: Set = [
             "BLECore", "BenchCore", "Benches", "CentralStack", "DeviceProfiles", "Foundation", "IngestServer",
-            "Orchestrator", "Radios", "Synchronization", "VirtualFarm",
+            "Orchestrator", "Radios", "Reports", "Synchronization", "VirtualFarm", "Glibc", "Darwin",
         ]
         var seen: Set<String> = []
         for file in try Self.swiftFiles(under: "Sources/Benchmarks") {

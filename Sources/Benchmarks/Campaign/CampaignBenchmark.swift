@@ -1,4 +1,5 @@
 import Foundation
+import Orchestrator
 
 /// Measures whole `blerig run` invocations, each in its own process so that its peak memory and CPU time are its
 /// own: what `blerig bench` prints.

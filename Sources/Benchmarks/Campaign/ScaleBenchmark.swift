@@ -1,4 +1,5 @@
 import Foundation
+import Orchestrator
 
 /// How the cost of a virtual campaign grows with the number of boards, on one radio and on several, and how a rig of
 /// independent radios (`airs: per_radio`) uses more cores: the rigs it runs, and the tables it prints. Each run is a

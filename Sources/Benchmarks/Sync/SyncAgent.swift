@@ -1,6 +1,7 @@
 import BLECore
 import CentralStack
 import DeviceProfiles
+import Benches
 import Foundation
 import Synchronization
 
