@@ -78,27 +78,50 @@ extension HCI {
         /// Takes the next bytes and appends the packets they complete to `packets`, in order. When framing is
         /// lost, the packets completed before the bad byte are in `packets` when this throws.
         public mutating func feed(_ bytes: some Sequence<UInt8>, into packets: inout [H4Packet]) throws(DecodingError) {
-            buffer.append(contentsOf: bytes)
-            var start = 0
-            defer {
-                buffer.removeFirst(start)
-                consumed += start
+            try feed(ArraySlice(bytes), into: &packets)
+        }
+
+        /// ``feed(_:into:)-(some Sequence<UInt8>,_)`` for the slice of a read buffer, as a transport's reader has
+        /// it: whole packets are cut straight from `bytes`, and only a packet's unfinished tail is kept.
+        public mutating func feed(_ bytes: ArraySlice<UInt8>, into packets: inout [H4Packet]) throws(DecodingError) {
+            if buffer.isEmpty {
+                let used = try bytes.withUnsafeBufferPointer { (input) throws(DecodingError) in
+                    try Self.cut(input, consumedBefore: consumed, into: &packets)
+                }
+                buffer.append(contentsOf: bytes.dropFirst(used))
+                consumed += used
+            } else {
+                buffer.append(contentsOf: bytes)
+                let before = consumed
+                let used = try buffer.withUnsafeBufferPointer { (held) throws(DecodingError) in
+                    try Self.cut(held, consumedBefore: before, into: &packets)
+                }
+                buffer.removeFirst(used)
+                consumed += used
             }
-            while start < buffer.count {
-                let type = PacketType(rawValue: buffer[start])
+        }
+
+        /// Appends the whole packets at the start of `bytes` to `packets`; returns the bytes they took.
+        private static func cut(
+            _ bytes: UnsafeBufferPointer<UInt8>, consumedBefore: Int, into packets: inout [H4Packet]
+        ) throws(DecodingError) -> Int {
+            var start = 0
+            while start < bytes.count {
+                let type = PacketType(rawValue: bytes[start])
                 guard let header = type.header else {
-                    let at = consumed + start
                     throw .invalidValue(
                         context: "H4 stream", field: "packet indicator",
-                        reason: "0x\([buffer[start]].hexString) is not 0x01–0x05; framing is lost", at: at)
+                        reason: "0x\([bytes[start]].hexString) is not 0x01–0x05; framing is lost",
+                        at: consumedBefore + start)
                 }
                 let headerEnd = start + 1 + header.count
-                guard buffer.count >= headerEnd else { break }
-                let end = headerEnd + header.length(Array(buffer[(start + 1)..<headerEnd]))
-                guard buffer.count >= end else { break }
-                packets.append(H4Packet(type: type, body: Array(buffer[(start + 1)..<end])))
+                guard bytes.count >= headerEnd else { break }
+                let end = headerEnd + header.length(bytes, at: start + 1)
+                guard bytes.count >= end else { break }
+                packets.append(H4Packet(type: type, body: Array(bytes[(start + 1)..<end])))
                 start = end
             }
+            return start
         }
 
         /// Forgets buffered bytes and offsets (after the transport reconnects).

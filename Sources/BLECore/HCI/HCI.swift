@@ -14,14 +14,30 @@ public enum HCI {
 
         public static let allCases: [Self] = [.command, .aclData, .synchronousData, .event, .isoData]
 
-        /// The number of header bytes after the indicator, and how to read the parameter length from them.
-        var header: (count: Int, length: ([UInt8]) -> Int)? {
+        /// Where a packet of this type keeps its parameter length: the number of header bytes after the indicator,
+        /// the offset of the length field in the header, and whether it is one byte or two (little-endian).
+        struct Header {
+            let count: Int
+            let lengthOffset: Int
+            let wide: Bool
+            let mask: Int
+
+            /// The parameter length read from the header starting at `start` in `bytes`.
+            func length(_ bytes: UnsafeBufferPointer<UInt8>, at start: Int) -> Int {
+                let low = Int(bytes[start + lengthOffset])
+                return wide ? (low | Int(bytes[start + lengthOffset + 1]) << 8) & mask : low
+            }
+
+            func length(_ header: [UInt8]) -> Int { header.withUnsafeBufferPointer { length($0, at: 0) } }
+        }
+
+        var header: Header? {
             switch self {
-            case .command: (3, { Int($0[2]) })
-            case .aclData: (4, { Int($0[2]) | Int($0[3]) << 8 })
-            case .synchronousData: (3, { Int($0[2]) })
-            case .event: (2, { Int($0[1]) })
-            case .isoData: (4, { (Int($0[2]) | Int($0[3]) << 8) & 0x3FFF })
+            case .command: Header(count: 3, lengthOffset: 2, wide: false, mask: 0xFF)
+            case .aclData: Header(count: 4, lengthOffset: 2, wide: true, mask: 0xFFFF)
+            case .synchronousData: Header(count: 3, lengthOffset: 2, wide: false, mask: 0xFF)
+            case .event: Header(count: 2, lengthOffset: 1, wide: false, mask: 0xFF)
+            case .isoData: Header(count: 4, lengthOffset: 2, wide: true, mask: 0x3FFF)
             default: nil
             }
         }
