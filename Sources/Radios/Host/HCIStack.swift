@@ -46,6 +46,9 @@ public final class HCIStack: Sendable {
         /// Called for links this stack did not initiate (it advertised): the peripheral side.
         var accept: (@Sendable (HCIHost.Link) -> (any HCILinkHandler)?)?
         var events: [@Sendable (HCIHost.Event) -> Void] = []
+        /// The host deadline the timer thread was last given (`.none`: none given since its last tick), so that a
+        /// packet that leaves the deadline as it was costs no call to the timer thread.
+        var givenDeadline: RigInstant?? = .none
     }
 
     struct Scan {
@@ -67,7 +70,7 @@ public final class HCIStack: Sendable {
         self.clock = clock
         state = Mutex(State(host: HCIHost(configuration: configuration)))
         let tick = WeakStack()
-        timers = HCIStackTimers(clock: clock) { tick.stack?.run { host, now in host.tick(at: now) } }
+        timers = HCIStackTimers(clock: clock) { tick.stack?.tickHost() }
         tick.stack = self
     }
 
@@ -203,8 +206,18 @@ public final class HCIStack: Sendable {
                 performed.events.append(event)
             }
         }
-        performed.deadline = .some(state.host.nextDeadline)
+        let deadline = state.host.nextDeadline
+        if state.givenDeadline != .some(deadline) {
+            state.givenDeadline = .some(deadline)
+            performed.deadline = .some(deadline)
+        }
         return performed
+    }
+
+    /// The timer thread reached the host's deadline (and forgot it): the host's next one is given afresh.
+    private func tickHost() {
+        state.withLock { $0.givenDeadline = .none }
+        run { host, now in host.tick(at: now) }
     }
 
     /// After the lock: the host's deadline to the timer thread, a failed write ends the stack, events delivered.
