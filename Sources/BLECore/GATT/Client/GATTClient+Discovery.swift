@@ -88,7 +88,8 @@ extension GATTClient {
         let end = service.handles.upperBound
         var found = found
         for entry in entries {
-            let at = ATT.hex(entry.handle)
+            // Messages are built only on failure: this runs for every characteristic of every discovery.
+            var at: String { ATT.hex(entry.handle) }
             guard entry.value.count == 5 || entry.value.count == 19 else {
                 return context.invalid(
                     "characteristic declaration at \(at) holds \(entry.value.count) byte(s); expected 5 or 19")
