@@ -100,6 +100,7 @@ public final class AppCentral: Sendable {
     ///
     /// - Parameter attempts: whether a connection attempt that fails while the work waits fails the work
     ///   (``ConnectionAttemptFailed``) or the work waits for the machine to try again (the default).
+    @discardableResult
     public func perform<T: Sendable>(
         _ what: String, within limit: Duration? = nil, attempts: AttemptPolicy = .retry,
         _ body: (ProfileSession) async throws -> T
