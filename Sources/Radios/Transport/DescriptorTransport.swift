@@ -24,7 +24,9 @@ final class DescriptorTransport: Sendable {
         /// recv(2)/send(2) with MSG_DONTWAIT and MSG_NOSIGNAL (sockets), or read(2)/write(2) (a tty opened
         /// O_NONBLOCK).
         var isSocket: Bool
-        /// Run after every read that returned bytes (TCP re-arms TCP_QUICKACK).
+        /// Run after every read that returned bytes, once the packets it completed are delivered (TCP re-arms
+        /// TCP_QUICKACK then: an answer sent while they were delivered already carried the acknowledgement, so only
+        /// a read that nothing answered costs an ACK of its own).
         var afterRead: @Sendable (Int32) -> Void = { _ in }
         /// The reader blocks in recv(2) on the socket itself instead of polling it with the wake-up socket: one
         /// system call per read instead of two. ``DescriptorTransport/close()`` then wakes it with shutdown(2).
@@ -223,7 +225,7 @@ final class DescriptorTransport: Sendable {
                 return behaviour.readFailed(error)
             }
             if count == 0 { return behaviour.readFailed(nil) }
-            behaviour.afterRead(descriptor)
+            defer { behaviour.afterRead(descriptor) }
             var packets: [HCI.H4Packet] = []
             var lost: DecodingError?
             do throws(DecodingError) {
@@ -260,7 +262,7 @@ final class DescriptorTransport: Sendable {
             }
             // The end of the stream, or close() shut the socket down (then finish reports no error).
             if count == 0 { return behaviour.readFailed(nil) }
-            behaviour.afterRead(descriptor)
+            defer { behaviour.afterRead(descriptor) }
             var packets: [HCI.H4Packet] = []
             do throws(DecodingError) {
                 try parser.feed(buffer[..<count], into: &packets)
