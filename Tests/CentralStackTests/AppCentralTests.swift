@@ -70,7 +70,8 @@ struct AppCentralTests {
                 "pairedConnected→pairedDisconnected", "pairedDisconnected→pairedConnected",
                 "pairedConnected→pairedDisconnected",
             ], "\(moves)")
-        #expect(moves.first?.hasPrefix("unpairedScanning→pairedDisconnected: restored (was connected to \(address), 2 pending)") == true)
+        let restored = "unpairedScanning→pairedDisconnected: restored (was connected to \(address), 2 pending)"
+        #expect(moves.first?.hasPrefix(restored) == true, "\(moves)")
         #expect(moves.dropFirst().allSatisfy { $0.hasSuffix("connected to \(address)") || $0.contains("link closed") })
         #expect(saved?.pendingWork == 0 && saved?.state == .pairedDisconnected, "\(String(describing: saved))")
     }

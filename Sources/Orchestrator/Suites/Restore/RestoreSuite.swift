@@ -1,6 +1,6 @@
-import DeviceProfiles
 import BLECore
 import CentralStack
+import DeviceProfiles
 import Foundation
 import Reports
 
