@@ -6,7 +6,8 @@ import Testing
 /// The generic suites (`discovery`, `handshake`, `commands`, `notifications`, `power`) run through the app's
 /// central: every connection they make is the machine's, and the board's `<system-out>` shows its path with causes.
 /// A suite that went back to opening raw sessions fails here: a raw session moves the board's own state to
-/// `connected` ("handshake done in …") and leaves no machine transition or ready attempt behind.
+/// `connected` ("handshake done in …") and leaves no machine transition or ready attempt behind. `soak` and `restore`
+/// are checked in `AppCentralSuitesTests+SoakRestore.swift`, with the suites' sources.
 @Suite("generic suites through the app central")
 struct AppCentralSuitesTests {
     typealias Move = AppCentralTransitionsTests.Move

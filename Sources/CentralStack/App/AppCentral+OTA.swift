@@ -14,7 +14,7 @@ extension AppCentral {
         progress: (@Sendable (OTATransfer.Progress) async -> Void)? = nil,
         activated: (@Sendable () async -> Void)? = nil
     ) async throws(OTAError) -> OTAReport {
-        await shell.deliver(.workQueued(1))
+        await queueWork()
         defer { shell.send(.workCompleted(1)) }
         let phase = UpdatePhaseBox()
         var transfer = OTATransfer(image: image, options: options, clock: clock)

@@ -1,6 +1,7 @@
 import BLECore
 import DeviceProfiles
 import Foundation
+import Synchronization
 
 /// The central as a phone app holds it: one object for one board that owns the ``ConnectionMachine`` (through its
 /// ``ConnectionShell``), the GATT cache, the pairing keys, the saved state (``ConnectionStateStore``) and the work
@@ -9,7 +10,10 @@ import Foundation
 /// ``pullLog(into:serial:now:puller:observe:prepare:)`` (`AppCentral+Sync.swift`), ``raiseAlerts(for:policy:)``
 /// (`AppCentral+Alerts.swift`), ``pair(within:attempts:)`` — or scans for its board (``firstAdvertisement(within:)``,
 /// `AppCentral+Scan.swift`); the machine connects when work is queued (policy ``ConnectionPolicy/onDemand``), runs
-/// it on the session it made ready (paired or authenticated), and closes the link when no work is left.
+/// it on the session it made ready (paired or authenticated), and closes the link when no work is left. Work that
+/// lasts as long as a link (an app streaming while connected) is ``performWhileConnected(_:within:_:)``
+/// (`AppCentral+Link.swift`); a saved state is read with ``restoration()`` and its pending work is taken over by
+/// the work the app asks for next (`AppCentral+Restore.swift`).
 ///
 /// Every transition of the machine, with its cause, goes to the `report` given at init, and so does every connection
 /// attempt with its timing (``LinkAttempt``): what an app's analytics would see, and what a test measures.
@@ -21,6 +25,8 @@ public final class AppCentral: Sendable {
     let broker: SessionBroker
     /// How long work waits for a ready session by default: a scan, a pairing, a connection and its back-off.
     public let sessionLimit: Duration
+    /// Items of restored work no work of this app has taken over yet (``queueWork()``).
+    let restoredWork = Mutex(0)
 
     /// - Parameters:
     ///   - configuration: the shell's; its policy is normally ``ConnectionPolicy/onDemand``.
@@ -64,7 +70,10 @@ public final class AppCentral: Sendable {
 
     /// Runs the machine until ``stop()`` or cancellation, restoring `restoring` first when given. The work methods
     /// need it running (in a task of the caller's).
-    public func run(restoring: ConnectionSnapshot? = nil) async { await shell.run(restoring: restoring) }
+    public func run(restoring: ConnectionSnapshot? = nil) async {
+        if let restoring { adopt(restoring) }
+        await shell.run(restoring: restoring)
+    }
 
     /// Stops the machine as a killed app stops: nothing more is saved, links close.
     public func stop() { shell.stop() }
@@ -76,7 +85,10 @@ public final class AppCentral: Sendable {
     public func running<T: Sendable>(
         restoring: ConnectionSnapshot? = nil, _ body: (AppCentral) async throws -> T
     ) async throws -> T {
-        if let restoring { shell.send(.restore(restoring)) }
+        if let restoring {
+            adopt(restoring)
+            shell.send(.restore(restoring))
+        }
         return try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await self.run() }
             defer { stop() }
@@ -105,8 +117,7 @@ public final class AppCentral: Sendable {
         _ what: String, within limit: Duration? = nil, attempts: AttemptPolicy = .retry,
         _ body: (ProfileSession) async throws -> T
     ) async throws -> T {
-        // Handled before the lease: a link the machine chose to close when earlier work completed is not leased.
-        await shell.deliver(.workQueued(1))
+        await queueWork()
         defer { shell.send(.workCompleted(1)) }
         let session = try await lease(for: what, within: limit, attempts: attempts)
         defer { broker.release() }

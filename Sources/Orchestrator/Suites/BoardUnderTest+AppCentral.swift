@@ -9,9 +9,13 @@ extension BoardUnderTest {
     /// transitions go into the board's timeline — and so the JUnit system-out — with their causes, and so does
     /// every connection attempt with its timing (``LinkAttempt``).
     ///
-    /// - Parameter cache: the GATT cache its sessions are made ready from; the run's (``gattCache``) by default.
+    /// - Parameters:
+    ///   - policy: when its machine wants a link: on demand (the app's usual), or always (the soak's held link).
+    ///   - spec: what its sessions need and subscribe to; the board's profile spec by default.
+    ///   - cache: the GATT cache its sessions are made ready from; the run's (``gattCache``) by default.
     func appCentral(
-        purpose: String, store: (any ConnectionStateStore)? = nil, cache: (any GATTCache)? = nil,
+        purpose: String, policy: ConnectionPolicy = .onDemand, spec: ProfileSpec? = nil,
+        store: (any ConnectionStateStore)? = nil, cache: (any GATTCache)? = nil,
         report: @escaping @Sendable (ConnectionShell.Report) -> Void = { _ in }
     ) -> AppCentral {
         var keyRandom = random("pairing-key")
@@ -21,7 +25,7 @@ extension BoardUnderTest {
         return AppCentral(
             central: central, board: address, radio: central as? any RadioPower,
             configuration: .init(
-                spec: spec, policy: .onDemand, scanFilter: ScanFilter(addresses: [address]),
+                spec: spec ?? self.spec, policy: policy, scanFilter: ScanFilter(addresses: [address]),
                 backoff: ReconnectBackoff(random: random("\(purpose)-backoff")), cache: cache ?? gattCache),
             keys: keys, newKey: { key }, store: store,
             wallClock: { Date(timeIntervalSince1970: (origin + clock.now.sinceOrigin).seconds) },

@@ -84,7 +84,7 @@ struct BoardUnderTest: Sendable {
 
     /// Connects, performs the handshake and runs `body`; the link is closed afterwards. The board is `connected`
     /// while the session lasts. A raw session, not the app's: suites give their work to the app's central
-    /// (``appCentral(purpose:store:cache:report:)``); only the pairing suite's bare and wrong-key centrals use this.
+    /// (``appCentral(purpose:policy:spec:store:cache:report:)``); only the pairing suite's bare and wrong-key centrals use this.
     func withSession<T: Sendable>(_ body: (ProfileSession) async throws -> T) async throws -> T {
         try await withSession(cache: gattCache, body)
     }

@@ -45,8 +45,8 @@ extension SoakSuite {
     static var about: SuiteAbout {
         SuiteAbout(
             name: name,
-            summary: "holds a link under the connection state machine with periodic reads, reconnecting after every "
-                + "drop; reports the drop rate with exact 95 % intervals, by HCI reason",
+            summary: "holds a link through the app central, kept connected, with periodic reads, reconnecting after "
+                + "every drop; reports the drop rate with exact 95 % intervals, by HCI reason",
             options: [
                 .init("duration_h", OptionText.hours(defaults.duration), "bench time to hold the link"),
                 .init("traffic_interval_s", OptionText.seconds(defaults.trafficInterval), "time between reads"),
@@ -79,8 +79,8 @@ extension RestoreSuite {
     static var about: SuiteAbout {
         SuiteAbout(
             name: name,
-            summary: "state restoration: a central abandoned mid-connection; a second one restores its saved state, "
-                + "reconnects to the known board without scanning or pairing, and finishes the work",
+            summary: "state restoration: an app central abandoned mid-connection; a second one restores its saved "
+                + "state, reconnects to the known board without scanning or pairing, and takes the work over",
             options: [],
             metrics: [
                 .init(

@@ -2,7 +2,7 @@ import BLECore
 import CentralStack
 import Synchronization
 
-/// Keeps the transitions and the connection attempts a connection shell reported, and lets a suite wait, on the
+/// Keeps the transitions and the connection attempts an app central reported, and lets a suite wait, on the
 /// bench clock, until the transitions satisfy a condition.
 final class ConnectionWatch: Sendable {
     private struct Waiter {

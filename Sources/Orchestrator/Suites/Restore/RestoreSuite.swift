@@ -1,18 +1,20 @@
-import DeviceProfiles
 import BLECore
 import CentralStack
+import DeviceProfiles
 import Foundation
 import Reports
 
-/// `restore`: state restoration the case study's way. A first central instance (``ConnectionShell``, policy on
-/// demand, saving to a JSON file) pairs or authenticates with the board, is given work and, mid-connection, is
-/// abandoned with no clean-up — it saves nothing more, as a killed process would, and its link ends the way the
-/// operating system ends a dead process's links. A second instance, sharing nothing with the first but the file,
-/// restores the saved state and must:
+/// `restore`: state restoration the case study's way, through the board's app central (``AppCentral``, on demand,
+/// saving to a JSON file). A first app central pairs or authenticates with the board with work queued (the app's
+/// work, still waiting or in progress) and, mid-connection, is abandoned with no clean-up — it saves nothing more,
+/// as a killed process would, and its link ends the way the operating system ends a dead process's links. A second
+/// app central, sharing nothing with the first but the file (its GATT cache is its own, as a new process's is),
+/// reads the saved state (``AppCentral/restoration()``) and must:
 /// - find it saved as connected to this board with the work pending (saved on every change);
 /// - restore it (it is seconds old, younger than the hour) and reconnect straight to the known board, without
 ///   scanning or pairing again;
-/// - close the link once the restored work is done (connection on demand), and save that.
+/// - take the pending work over as the app asks for it again (a read of the board's value each), and close the link
+///   once it is done (connection on demand), and save that.
 ///
 /// Reports `restore.reconnect_ms`: second instance started → session with the board ready.
 struct RestoreSuite: Suite {
@@ -50,11 +52,24 @@ struct RestoreSuite: Suite {
     /// The first instance: connected with work pending, then abandoned.
     private static func killMidConnection(_ board: BoardUnderTest, store: FileConnectionStateStore) async throws {
         let watch = ConnectionWatch()
-        let first = board.connectionShell(policy: .onDemand, store: store, purpose: "restore-first") { watch.add($0) }
-        first.send(.workQueued(pendingWork))
+        let first = board.appCentral(purpose: "restore-first", store: store, cache: InMemoryGATTCache()) {
+            watch.add($0)
+        }
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await first.run() }
-            defer { first.stop() }
+            // The app's work, queued at once: the first piece holds the session until the link ends with the kill,
+            // the others wait their turn; none is done when the process dies.
+            for item in 1...pendingWork {
+                group.addTask {
+                    try? await first.perform("work \(item) of \(pendingWork), cut short by the kill") { session in
+                        _ = await session.connection.disconnection()
+                    }
+                }
+            }
+            defer {
+                first.stop()
+                group.cancelAll()
+            }
             try await watch.wait(
                 for: "the first central instance to connect", within: stepLimit, clock: board.clock,
                 until: ConnectionWatch.reached(.pairedConnected))
@@ -71,18 +86,19 @@ struct RestoreSuite: Suite {
         }
     }
 
-    /// The second instance: restores and reconnects, then closes the link once the work is done.
+    /// The second instance: restores and reconnects, then does the restored work and closes the link.
     private static func restore(
         _ board: BoardUnderTest, store: FileConnectionStateStore
     ) async throws -> [MeasuredValue] {
-        let now = Date(timeIntervalSince1970: (board.unixTimeAtOrigin + board.clock.now.sinceOrigin).seconds)
-        let restoration = ConnectionRestoration.load(from: store, now: now)
+        let watch = ConnectionWatch()
+        let second = board.appCentral(purpose: "restore-second", store: store, cache: InMemoryGATTCache()) {
+            watch.add($0)
+        }
+        let restoration = second.restoration()
         board.recorder.log(.info, "restore", "second central instance: \(restoration)")
         guard let snapshot = restoration.snapshot else {
             throw CheckFailure("\(board.place): the second instance did not restore: \(restoration)")
         }
-        let watch = ConnectionWatch()
-        let second = board.connectionShell(policy: .onDemand, store: store, purpose: "restore-second") { watch.add($0) }
         let started = board.clock.now
         var reconnect: Duration = .zero
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -99,12 +115,16 @@ struct RestoreSuite: Suite {
                         + "pairedDisconnected → pairedConnected, straight to the known board without scanning or pairing"
                 )
             }
-            guard second.snapshot.pendingWork == pendingWork else {
+            guard second.snapshot.pendingWork == pendingWork, second.restoredWorkLeft == pendingWork else {
                 throw CheckFailure(
-                    "\(board.place): the restored instance has \(second.snapshot.pendingWork) items of work pending; "
-                        + "\(pendingWork) were saved")
+                    "\(board.place): the restored instance has \(second.snapshot.pendingWork) items of work pending "
+                        + "(\(second.restoredWorkLeft) to take over); \(pendingWork) were saved")
             }
-            second.send(.workCompleted(pendingWork))
+            for item in 1...pendingWork {
+                try await second.perform("restored work \(item) of \(pendingWork)", within: stepLimit) { session in
+                    if let value = session.valueToRead { _ = try await session.read(value) }
+                }
+            }
             try await watch.wait(
                 for: "the link to close once the restored work was done", within: stepLimit, clock: board.clock,
                 until: { $0.last?.to == .pairedDisconnected })

@@ -5,10 +5,11 @@ import Foundation
 import Reports
 import Synchronization
 
-/// `soak`: holds a link to the board under the connection state machine (``ConnectionShell``, policy keep
-/// connected) for `duration_h` hours of bench time — virtual hours on the virtual farm — with a read every
-/// `traffic_interval_s`, reconnecting with back-off after every drop. Reports `link.drop_rate` per connection-hour
-/// and per session with exact 95 % intervals, broken down by HCI reason, and `link.reconnect_ms`.
+/// `soak`: holds a link to the board through the board's app central (``AppCentral``, policy keep connected: the
+/// app of a board it monitors) for `duration_h` hours of bench time — virtual hours on the virtual farm — with a
+/// read every `traffic_interval_s` as work that lasts as long as each link, its machine reconnecting with back-off
+/// after every drop. Reports `link.drop_rate` per connection-hour and per session with exact 95 % intervals, broken
+/// down by HCI reason, and `link.reconnect_ms`, folded from the app central's reports (``SoakTally``).
 ///
 /// The check fails when a link never came up, when a drop was not followed by a reconnect before the end, or —
 /// with `expected_drops_per_hour` — when that rate lies outside the measured interval.
@@ -39,18 +40,20 @@ struct SoakSuite: Suite {
         let (duration, interval, expected) = (duration, trafficInterval, expectedDropsPerHour)
         await board.check(Self.name, "drop rate") {
             let tally = Mutex(SoakTally())
-            let shell = board.connectionShell(
-                policy: .keepConnected, store: nil, purpose: "soak", spec: Self.spec(board.profile)
-            ) { report in
-                tally.withLock { $0.add(report) }
-            } traffic: { session in
-                try await Self.traffic(session, every: interval, profile: board.profile)
+            let app = board.appCentral(purpose: "soak", policy: .keepConnected, spec: Self.spec(board.profile)) {
+                report in tally.withLock { $0.add(report) }
+            }
+            let problem: @Sendable (String) -> Void = { message in
+                board.recorder.log(.warning, "soak", message)
+                tally.withLock { $0.problems.append(message) }
             }
             let start = board.clock.now
             await withTaskGroup(of: Void.self) { group in
-                group.addTask { await shell.run() }
+                group.addTask { await app.run() }
+                group.addTask { await Self.hold(app, every: interval, within: duration, problem: problem) }
                 try? await board.clock.sleep(until: start.advanced(by: duration), tolerance: nil)
-                shell.stop()
+                app.stop()
+                group.cancelAll()
             }
             let end = board.clock.now
             let result = tally.withLock { tally in
@@ -58,6 +61,24 @@ struct SoakSuite: Suite {
                 return tally
             }
             return try Self.evaluate(result, expected: expected, duration: duration, end: end, board: board)
+        }
+    }
+
+    /// The soak's traffic as the app's work: on every link, a read every `interval` until the link ends; then the
+    /// same work again on the next link, until the task is cancelled. A failure that is not the link's end goes to
+    /// `problem`, and the work starts again on the link it failed on.
+    static func hold(
+        _ app: AppCentral, every interval: Duration, within limit: Duration,
+        problem: @escaping @Sendable (String) -> Void
+    ) async {
+        while !Task.isCancelled {
+            do {
+                try await app.performWhileConnected("a read every \(interval) while the link lasts", within: limit) {
+                    session in try await Self.traffic(session, every: interval)
+                }
+            } catch {
+                if !Task.isCancelled { problem("traffic with \(app.board) failed: \(error)") }
+            }
         }
     }
 
@@ -71,20 +92,11 @@ struct SoakSuite: Suite {
         return spec
     }
 
-    /// A read of a value every `interval` (a reading, a temperature, a battery level), and the notifications that
-    /// came meanwhile taken out of their inboxes, so a day-long soak holds no more than a minute's values.
-    static func traffic(_ session: ProfileSession, every interval: Duration, profile: Profile) async throws {
-        let characteristic: BluetoothUUID? =
-            switch profile {
-            case .espPoint: EspPoint.reading
-            case .nano33BLESense: Nano33BLESense.temperature
-            case .hrm: StandardUUID.batteryLevel
-            // The first required readable characteristic; a board with none is held with no traffic.
-            case .described(let data):
-                session.spec.services.flatMap { $0.characteristics }.first {
-                    data.characteristic($0)?.characteristic.properties.contains(.read) == true
-                }
-            }
+    /// A read of a value every `interval` (a reading, a temperature, a battery level: ``ProfileSession/valueToRead``),
+    /// and the notifications that came meanwhile taken out of their inboxes, so a day-long soak holds no more than a
+    /// minute's values. A board described as data with no readable characteristic is held with no traffic.
+    static func traffic(_ session: ProfileSession, every interval: Duration) async throws {
+        let characteristic = session.valueToRead
         while true {
             try await session.clock.sleep(for: interval)
             if let characteristic { _ = try await session.read(characteristic) }
