@@ -44,7 +44,9 @@ extension Interop {
                     // The first process pairs (no state yet), connects, saves; then it is killed outright.
                     let first = try Self.start(arguments, scope: scope)
                     try await Self.line(first, containing: "→ pairedConnected")
-                    let saved = try FileConnectionStateStore(url: URL(fileURLWithPath: state)).load()
+                    // The line is printed as the machine moves; the save that follows may land a moment later on a
+                    // loaded host. The kill is meant to come after it.
+                    let saved = try await Self.saved(state, reaching: .pairedConnected)
                     #expect(saved?.snapshot.state == .pairedConnected)
                     #expect(saved?.snapshot.connected == address.description)
                     kill(-first.pid, SIGKILL)
@@ -69,6 +71,18 @@ extension Interop {
                 binary, arguments, stdout: try ProcessOutput(), stderr: try ProcessOutput())
             scope.track("blerig central", process.pid, marker: [], stop: { await process.stop() })
             return process
+        }
+
+        /// The state saved at `path` once it reaches `state`, or the last one read after 10 s.
+        static func saved(_ path: String, reaching state: ConnectionState) async throws -> SavedConnectionState? {
+            let store = FileConnectionStateStore(url: URL(fileURLWithPath: path))
+            let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+            var saved = try store.load()
+            while saved?.snapshot.state != state, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+                saved = try store.load()
+            }
+            return saved
         }
 
         /// Waits up to 30 s for a line of the process's output containing `text`.

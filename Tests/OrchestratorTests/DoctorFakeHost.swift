@@ -34,7 +34,7 @@ final class DoctorFakeHost: @unchecked Sendable {
         let full = path(relative)
         try? FileManager.default.createDirectory(
             atPath: (full as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: full, contents: Data(text.utf8))
+        _ = FileManager.default.createFile(atPath: full, contents: Data(text.utf8))
     }
 
     func link(_ relative: String, to target: String) {

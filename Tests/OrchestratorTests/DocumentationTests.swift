@@ -104,7 +104,7 @@ struct DocumentationTests {
         for root in ["Sources", "Tests", "rigs"] {
             let enumerator = try #require(FileManager.default.enumerator(atPath: RigTesting.path(root)))
             for case let relative as String in enumerator
-            where [".swift", ".md", ".py", ".yaml"].contains { relative.hasSuffix($0) } {
+            where [".swift", ".md", ".py", ".yaml"].contains(where: { relative.hasSuffix($0) }) {
                 files.append(RigTesting.path("\(root)/\(relative)"))
             }
         }

@@ -44,13 +44,14 @@ struct HardwareBoardsTests {
         var name = [CChar](repeating: 0, count: 128)
         #expect(openpty(&master, &slave, &name, nil, nil) == 0)
         defer { close(master); close(slave) }
+        let port = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         let directory = Self.directory()
-        let rig = try Self.rig(directory, port: String(cString: name), reset: "R1|W0.25|R0")
+        let rig = try Self.rig(directory, port: port, reset: "R1|W0.25|R0")
         let hardware = try HardwareBoards.open(
             rig, clock: WallClock(), environment: SerialEnvironment(lockDirectories: [directory]))
         defer { hardware.close() }
         let esp = hardware.boards[0]
-        #expect(esp.console?.description == "\(String(cString: name)) @ 230400")
+        #expect(esp.console?.description == "\(port) @ 230400")
         #expect(esp.reset?.kinds == [.run])
         #expect(esp.power?.description == "hub 1-1.4 port 2")
         #expect(esp.identity.map(\.key) == ["profile", "serial", "power"])
