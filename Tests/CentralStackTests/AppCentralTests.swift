@@ -76,6 +76,44 @@ struct AppCentralTests {
         #expect(saved?.pendingWork == 0 && saved?.state == .pairedDisconnected, "\(String(describing: saved))")
     }
 
+    @Test("work asked of a machine in error fails at once with the machine's reason, not at the end of its limit")
+    func workFailsAtOnceWhileTheMachineIsInError() async throws {
+        let (outcome, waited, moves) = try await Simulation.run(seed: 22, horizon: .seconds(3600)) { sim in
+            let farm = Farm(sim: sim, link: ConnectionShellTests.link)
+            let nano = farm.addBoard(id: "nano-1", profile: .nano33BLESense)
+            nano.powerOn()
+            let central = farm.central()
+            let moves = Moves()
+            let app = Self.app(central, board: nano, policy: .onDemand, store: nil, moves: moves)
+            let refused = ConnectionSnapshot(
+                state: .error, peripheral: nano.address, errorReason: "pairing with \(nano.address) failed: refused")
+            var outcome: Result<Void, any Error> = .success(())
+            var waited = Duration.zero
+            _ = try? await app.running(restoring: refused) { app in
+                let began = app.clock.now
+                // Twice: work queued as the machine goes to error, and work asked once it is there.
+                for _ in 0..<2 {
+                    do {
+                        try await app.perform("a temperature read", within: .seconds(600)) { session in
+                            _ = try await session.read(Nano33BLESense.temperature)
+                        }
+                        outcome = .success(())
+                    } catch {
+                        outcome = .failure(error)
+                    }
+                }
+                waited = began.duration(to: app.clock.now)
+            }
+            return (outcome, waited, moves.all)
+        }
+        #expect(moves.first?.contains("→error: restored: pairing with") == true, "\(moves)")
+        #expect(waited < .seconds(1), "work waited \(waited) for a machine in error")
+        #expect(throws: ConnectionMachineInError.self) { try outcome.get() }
+        if case .failure(let error) = outcome {
+            #expect("\(error)".contains("refused") && "\(error)".contains("only a reset leaves it"), "\(error)")
+        }
+    }
+
     @Test("without a store, or with a state saved over an hour ago, nothing is restored")
     func restorationNeedsAFreshState() async throws {
         let (none, old) = try await Simulation.run(seed: 22, horizon: .seconds(60)) { sim in

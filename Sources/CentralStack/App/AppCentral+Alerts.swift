@@ -35,7 +35,8 @@ extension AppCentral {
                 run.measurements += 1
                 let before = policy.current
                 if let alert = try await client.apply(&policy, to: measurement) {
-                    run.writes.append(AlertRun.Write(alert: alert, bpm: Int(measurement.beatsPerMinute), before: before))
+                    run.writes.append(
+                        AlertRun.Write(alert: alert, bpm: Int(measurement.beatsPerMinute), before: before))
                 }
             }
             return run

@@ -16,7 +16,8 @@ extension AppCentral {
         let (central, board) = (shell.central, board)
         do {
             return try await withTimeout(limit, clock: clock, waitingFor: "an advertisement from \(board)") {
-                for await report in central.scan(ScanFilter(addresses: [board])) where report.address == board && accept(report) {
+                for await report in central.scan(ScanFilter(addresses: [board]))
+                where report.address == board && accept(report) {
                     return report
                 }
                 return nil

@@ -44,9 +44,17 @@ public final class AppCentral: Sendable {
         let broker = SessionBroker()
         self.broker = broker
         // A failed attempt also gives up the work that fails with it (``AttemptPolicy/failWithTheAttempt``).
+        // The machine in error (pairing refused) fails every work at once instead of leaving it to its limit.
         let observed: @Sendable (ConnectionShell.Report) -> Void = { event in
-            if case .attempt(let attempt, _) = event, !attempt.succeeded {
+            switch event {
+            case .attempt(let attempt, _) where !attempt.succeeded:
                 broker.attemptFailed(ConnectionAttemptFailed(attempt: attempt))
+            case .notice(.transition(let transition), _) where transition.to == .error:
+                broker.machineFailed(ConnectionMachineInError(reason: transition.cause))
+            case .notice(.transition(let transition), _) where transition.from == .error:
+                broker.machineRecovered()
+            default:
+                break
             }
             report(event)
         }

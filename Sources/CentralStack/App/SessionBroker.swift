@@ -12,7 +12,7 @@ final class SessionBroker: Sendable {
     /// What a waiting piece of work is given.
     private enum Grant {
         case session(ProfileSession)
-        case failed(ConnectionAttemptFailed)
+        case failed(any Error)
     }
     private struct Waiter {
         let id: UInt64
@@ -25,6 +25,8 @@ final class SessionBroker: Sendable {
         var busy = false
         var waiters: [Waiter] = []
         var next: UInt64 = 0
+        /// Set while the machine is in ``ConnectionState/error``: no session will come until a reset.
+        var stopped: ConnectionMachineInError?
     }
     private let state = Mutex(State())
     /// Whether the session offered may take new work: not when the machine already chose to close its link.
@@ -63,6 +65,20 @@ final class SessionBroker: Sendable {
         }
         for waiter in failing { waiter.continuation.resume(returning: .failed(failure)) }
     }
+
+    /// The machine went to ``ConnectionState/error``: every waiting work fails with `error` now, and so does work
+    /// that asks later, until ``machineRecovered()``. Nothing would come for it but the wait's limit.
+    func machineFailed(_ error: ConnectionMachineInError) {
+        let failing = state.withLock { s -> [Waiter] in
+            s.stopped = error
+            defer { s.waiters = [] }
+            return s.waiters
+        }
+        for waiter in failing { waiter.continuation.resume(returning: .failed(error)) }
+    }
+
+    /// The machine left ``ConnectionState/error`` (a reset): work waits for a session again.
+    func machineRecovered() { state.withLock { $0.stopped = nil } }
 
     /// Waits for a ready session no other work holds, at most `limit` on `clock`. Pair with ``release()``.
     func lease(
@@ -107,16 +123,17 @@ final class SessionBroker: Sendable {
         }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Grant?, Never>) in
-                let now = state.withLock { s -> (ProfileSession?, Bool) in
+                let now = state.withLock { s -> (Grant?, Bool) in
                     if Task.isCancelled { return (nil, true) }
+                    if let stopped = s.stopped { return (.failed(stopped), true) }
                     if !s.busy, s.waiters.isEmpty, let session = s.session, usable() {
                         s.busy = true
-                        return (session, true)
+                        return (.session(session), true)
                     }
                     s.waiters.append(Waiter(id: id, policy: policy, continuation: continuation))
                     return (nil, false)
                 }
-                if now.1 { continuation.resume(returning: now.0.map(Grant.session)) }
+                if now.1 { continuation.resume(returning: now.0) }
             }
         } onCancel: {
             let waiter = state.withLock { s -> Waiter? in
@@ -135,6 +152,13 @@ public enum AttemptPolicy: Sendable, Hashable {
     /// Fails with the attempt (``ConnectionAttemptFailed``), as work a user waits for, or a test that must report a
     /// board that did not connect, does. The machine tries again only for other work.
     case failWithTheAttempt
+}
+
+/// Work asked for a session while the connection machine was in ``ConnectionState/error``, which only a reset
+/// leaves (a board that refused pairing needs the user): it fails at once with the machine's reason.
+public struct ConnectionMachineInError: Error, Sendable, CustomStringConvertible {
+    public let reason: String
+    public var description: String { "the connection machine is in error (\(reason)); only a reset leaves it" }
 }
 
 /// A connection attempt failed while work that fails with it (``AttemptPolicy/failWithTheAttempt``) waited.

@@ -27,7 +27,8 @@ public enum SessionError: Error, Hashable, Sendable, CustomStringConvertible {
         case let .missingService(uuid, profile): "the board lacks the \(profile) service \(uuid)"
         case let .missingCharacteristic(uuid, service, profile):
             "the board's service \(service) lacks the \(profile) characteristic \(uuid)"
-        case let .timeout(what, after): "no \(what) within \(after.milliseconds.formatted(decimals: 0)) ms"
+        case let .timeout(what, after):
+            "timed out after \(after.milliseconds.formatted(decimals: 0)) ms waiting for \(what)"
         case let .linkClosed(what): "the link closed while waiting for \(what)"
         case let .commandFailed(opcode, status): "command 0x\(String(opcode, radix: 16)) failed: \(status)"
         case let .protocolViolation(why): "protocol violation: \(why)"
