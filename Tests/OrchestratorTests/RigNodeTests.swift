@@ -122,6 +122,11 @@ import struct Orchestrator.SourceLocation
         ("Seed", ["seed", "link"], "seed"),
         ("colour", ["rig", "radio", "boards"], nil),
         ("zzz", ["port", "baud"], nil),
+        // Lengths 8 and 10: two insertions, within the 2 allowed; 8 and 11 is past them without being a prefix.
+        ("abcdefgh", ["xabcdefghx"], "xabcdefghx"),
+        ("abcdefgh", ["xabcdefghxy"], nil),
+        (String(repeating: "port ", count: 200), ["port", "baud"], "port"),
+        (String(repeating: "x", count: 1000), ["port", "baud"], nil),
     ])
     func suggestionsCatchTyposButNotStrangers(_ word: String, _ candidates: [String], _ expected: String?) {
         #expect(RigWording.suggestion(for: word, among: candidates) == expected)
