@@ -182,4 +182,14 @@ import struct Orchestrator.SourceLocation
         #expect(issues.map(\.message) == [message])
         #expect(issues.first?.location.lineAndColumn == "2:31")
     }
+
+    /// Found by fuzz-rig (Fuzz/Corpus/rig/transport-scheme-with-line-break): the spec quoted the scheme, here
+    /// "x\ny", raw, and the message took two lines.
+    @Test func aSchemeWithALineBreakIsQuotedEscaped() {
+        let issues = RigTesting.issues(
+            "rig: t\nradio: {kind: hci, transport: \"x\\ny:1\"}\nboards: [{id: b, profile: hrm, match: {name: H}}]\n"
+                + "suites: [discovery]\n")
+        #expect(issues.map(\.message) == ["transport 'x\\ny:1' is not one of \(RadioConfig.transportForms)"])
+        #expect(issues.first?.location.lineAndColumn == "2:31")
+    }
 }
