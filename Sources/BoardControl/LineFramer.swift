@@ -14,23 +14,32 @@ public struct LineFramer: Sendable {
     /// The lines `bytes` completes, in order.
     public mutating func feed(_ bytes: some Sequence<UInt8>) -> [String] {
         var lines: [String] = []
-        for byte in bytes {
-            if afterCR {
-                afterCR = false
-                if byte == 0x0A { continue }
-            }
-            switch byte {
-            case 0x0D:
-                afterCR = true
-                lines.append(take())
-            case 0x0A:
-                lines.append(take())
-            default:
-                pending.append(byte)
-                if pending.count >= Self.maximumLength { lines.append(take()) }
-            }
+        // An array, a slice or a buffer is walked as a buffer: iterating a sequence of unknown type from this module
+        // goes through its iterator's witness a byte at a time, which allocated for every byte.
+        let walked: Void? = bytes.withContiguousStorageIfAvailable { buffer in
+            for byte in buffer { take(byte, into: &lines) }
+        }
+        if walked == nil {
+            for byte in bytes { take(byte, into: &lines) }
         }
         return lines
+    }
+
+    private mutating func take(_ byte: UInt8, into lines: inout [String]) {
+        if afterCR {
+            afterCR = false
+            if byte == 0x0A { return }
+        }
+        switch byte {
+        case 0x0D:
+            afterCR = true
+            lines.append(take())
+        case 0x0A:
+            lines.append(take())
+        default:
+            pending.append(byte)
+            if pending.count >= Self.maximumLength { lines.append(take()) }
+        }
     }
 
     /// The unfinished line, emptied: what a board printed before it stopped without a line break.

@@ -38,7 +38,16 @@ public enum ConsoleLine: Hashable, Sendable, CustomStringConvertible {
     }
 
     private static func parse(_ line: String) -> ConsoleLine? {
-        let words = line.split(separator: " ")
+        // Only BOOT, READY and OTA lines are read as words; a log line or another is not split (a long line that
+        // is neither cost a pass and an array of words for nothing).
+        switch line.drop(while: { $0 == " " }).prefix(while: { $0 != " " }) {
+        case "BOOT", "READY", "OTA": parseWords(line.split(separator: " "))
+        default: parseLog(line)
+        }
+    }
+
+    /// `BOOT …`, `READY …`, `OTA committed …`, `OTA rollback …`: a keyword, then `key=value` fields.
+    private static func parseWords(_ words: [Substring]) -> ConsoleLine? {
         func fields(_ words: ArraySlice<Substring>) -> [String: String] {
             var result: [String: String] = [:]
             for word in words {
@@ -68,17 +77,22 @@ public enum ConsoleLine: Hashable, Sendable, CustomStringConvertible {
             }
             return nil
         default:
-            guard line.hasPrefix("["), let close = line.firstIndex(of: "]"),
-                let uptime = UInt64(line[line.index(after: line.startIndex)..<close])
-            else { return nil }
-            let rest = line[line.index(after: close)...].drop { $0 == " " }
-            guard let slash = rest.firstIndex(of: "/"), rest.distance(from: rest.startIndex, to: slash) == 1,
-                let colon = rest.range(of: ": ")
-            else { return nil }
-            return .log(
-                uptimeMilliseconds: uptime, level: rest[rest.startIndex], tag: String(rest[rest.index(after: slash)..<colon.lowerBound]),
-                message: String(rest[colon.upperBound...]))
+            return nil
         }
+    }
+
+    /// `[10234] I/OTA: batch 41 ok next_seq=420`.
+    private static func parseLog(_ line: String) -> ConsoleLine? {
+        guard line.hasPrefix("["), let close = line.firstIndex(of: "]"),
+            let uptime = UInt64(line[line.index(after: line.startIndex)..<close])
+        else { return nil }
+        let rest = line[line.index(after: close)...].drop { $0 == " " }
+        guard let slash = rest.firstIndex(of: "/"), rest.distance(from: rest.startIndex, to: slash) == 1,
+            let colon = rest.range(of: ": ")
+        else { return nil }
+        return .log(
+            uptimeMilliseconds: uptime, level: rest[rest.startIndex],
+            tag: String(rest[rest.index(after: slash)..<colon.lowerBound]), message: String(rest[colon.upperBound...]))
     }
 }
 

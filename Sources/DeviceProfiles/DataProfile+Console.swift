@@ -7,12 +7,14 @@ extension DataProfile.Console {
         let ready: Regex<AnyRegexOutput>
         let errors: [Regex<AnyRegexOutput>]
 
-        /// Nil when a pattern is not a regular expression (the loader refuses those).
-        public init?(_ console: DataProfile.Console) {
-            guard let boot = try? Regex(console.boot), let ready = try? Regex(console.ready) else { return nil }
+        /// Nil when a pattern is not a regular expression (the loader refuses those). `compiled` holds patterns
+        /// already compiled, by their text (the loader's, which compiled each to check it), so none is compiled twice.
+        public init?(_ console: DataProfile.Console, compiled: [String: Regex<AnyRegexOutput>] = [:]) {
+            func regex(_ pattern: String) -> Regex<AnyRegexOutput>? { compiled[pattern] ?? (try? Regex(pattern)) }
+            guard let boot = regex(console.boot), let ready = regex(console.ready) else { return nil }
             var errors: [Regex<AnyRegexOutput>] = []
             for pattern in console.errors {
-                guard let regex = try? Regex(pattern) else { return nil }
+                guard let regex = regex(pattern) else { return nil }
                 errors.append(regex)
             }
             self.boot = boot

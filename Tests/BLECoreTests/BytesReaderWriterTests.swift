@@ -127,5 +127,12 @@ struct BytesReaderWriterTests {
 
     @Test func printsLowerCaseHex() {
         #expect([0x00, 0x0F, 0xA0, 0xFF].hexString == "000fa0ff")
+        #expect([UInt8]().hexString == "")
+    }
+
+    @Test func printsEveryByteAsTwoDigitsAsTheStandardLibraryWritesThem() {
+        let all = (0...255).map(UInt8.init)
+        let expected = all.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+        #expect(all.hexString == expected)
     }
 }

@@ -29,6 +29,20 @@ struct LineFramerTests {
         #expect(lines == Self.lines)
     }
 
+    /// Arrays and slices are walked as buffers; other sequences byte by byte. Both give the same lines.
+    @Test func aSequenceWithoutContiguousStorageGivesTheSameLines() {
+        let lazy = Self.stream.lazy.map { $0 }
+        #expect(lazy.withContiguousStorageIfAvailable { _ in } == nil)
+        var whole = LineFramer()
+        #expect(whole.feed(lazy) == Self.lines)
+        // A line and a CRLF cut across a sequence and a slice.
+        let cut = Self.stream.firstIndex(of: 0x0D)! + 1
+        var pieces = LineFramer()
+        let lines = pieces.feed(AnySequence(Self.stream[..<cut])) + pieces.feed(Self.stream[cut...])
+        #expect(lines == Self.lines)
+        #expect(pieces.flush() == nil)
+    }
+
     @Test func emptyLinesAreKeptAndAnUnfinishedLineWaits() {
         var framer = LineFramer()
         #expect(framer.feed(Array("\n\r\nhalf".utf8)) == ["", ""])

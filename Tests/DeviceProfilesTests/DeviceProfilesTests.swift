@@ -109,6 +109,26 @@ struct DeviceProfilesTests {
         #expect(ConsoleLine(parsing: line) == .other(line))
     }
 
+    /// The keyword is the first word after any spaces (the line is split only when it is BOOT, READY or OTA); a log
+    /// line's `[` must be the very first character; OTA needs a second word.
+    @Test(
+        "console keywords after leading spaces, log lines only from the first character",
+        arguments: [
+            ("  BOOT  fw=1.0.0 reset=SW  boot_id=2a", ConsoleLine.boot(
+                firmware: FirmwareVersion(1, 0, 0), bank: nil, reset: .software, bootID: 0x2a)),
+            (" READY name=n addr=24:0A:C4:12:1A:2B", .ready(name: "n", address: DeviceAddress("24:0A:C4:12:1A:2B")!)),
+            ("OTA  rollback reason=x bank=B", .otaRollback(bank: "B", reason: "x")),
+            ("OTA", .other("OTA")),
+            ("OTA [1] I/x: y", .other("OTA [1] I/x: y")),
+            ("BOOTS fw=1.0.0 reset=SW boot_id=2a", .other("BOOTS fw=1.0.0 reset=SW boot_id=2a")),
+            (" [1] I/x: y", .other(" [1] I/x: y")),
+            ("[1]   W/tag: a: b", .log(uptimeMilliseconds: 1, level: "W", tag: "tag", message: "a: b")),
+            ("[1] READY name=n", .other("[1] READY name=n")),
+        ])
+    func consoleKeywords(line: String, expected: ConsoleLine) {
+        #expect(ConsoleLine(parsing: line) == expected)
+    }
+
     @Test("advertised names use the last two address bytes")
     func names() {
         let address = DeviceAddress("24:0A:C4:12:1A:2B")!

@@ -122,6 +122,11 @@ import struct Orchestrator.SourceLocation
         ("Seed", ["seed", "link"], "seed"),
         ("colour", ["rig", "radio", "boards"], nil),
         ("zzz", ["port", "baud"], nil),
+        // Lengths 8 and 10: two insertions, within the 2 allowed; 8 and 11 is past them without being a prefix.
+        ("abcdefgh", ["xabcdefghx"], "xabcdefghx"),
+        ("abcdefgh", ["xabcdefghxy"], nil),
+        (String(repeating: "port ", count: 200), ["port", "baud"], "port"),
+        (String(repeating: "x", count: 1000), ["port", "baud"], nil),
     ])
     func suggestionsCatchTyposButNotStrangers(_ word: String, _ candidates: [String], _ expected: String?) {
         #expect(RigWording.suggestion(for: word, among: candidates) == expected)
@@ -175,6 +180,16 @@ import struct Orchestrator.SourceLocation
             "rig: t\nradio: {kind: hci, transport: \"\(text)\"}\nboards: [{id: b, profile: hrm, match: {name: H}}]\n"
                 + "suites: [discovery]\n")
         #expect(issues.map(\.message) == [message])
+        #expect(issues.first?.location.lineAndColumn == "2:31")
+    }
+
+    /// Found by fuzz-rig (Fuzz/Corpus/rig/transport-scheme-with-line-break): the spec quoted the scheme, here
+    /// "x\ny", raw, and the message took two lines.
+    @Test func aSchemeWithALineBreakIsQuotedEscaped() {
+        let issues = RigTesting.issues(
+            "rig: t\nradio: {kind: hci, transport: \"x\\ny:1\"}\nboards: [{id: b, profile: hrm, match: {name: H}}]\n"
+                + "suites: [discovery]\n")
+        #expect(issues.map(\.message) == ["transport 'x\\ny:1' is not one of \(RadioConfig.transportForms)"])
         #expect(issues.first?.location.lineAndColumn == "2:31")
     }
 }

@@ -23,7 +23,9 @@ public func fuzzConsole(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     invariant(lines == pieceLines, "\(hex(bytes)): at once \(lines), in chunks \(pieceLines)")
 
     for line in lines {
-        invariant(!line.contains("\r") && !line.contains("\n"), "a line with a line break: \(line.debugDescription)")
+        // A CR or LF byte anywhere, even inside a CRLF grapheme (a Character search for "\r" would not see that one).
+        invariant(
+            !line.utf8.contains { $0 == 0x0D || $0 == 0x0A }, "a line with a line break: \(line.debugDescription)")
         // Each input byte becomes at most one U+FFFD (3 bytes) or itself.
         invariant(
             line.utf8.count <= 3 * LineFramer.maximumLength, "a line of \(line.utf8.count) bytes: \(line.prefix(80))")

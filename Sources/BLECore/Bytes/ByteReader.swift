@@ -18,59 +18,67 @@ public struct ByteReader: Sendable {
     /// Bytes consumed so far, counted from the start of the input.
     public var position: Int { offset - bytes.startIndex }
 
-    private mutating func take(_ count: Int, _ field: String) throws(DecodingError) -> ArraySlice<UInt8> {
+    /// `field` is evaluated only when the read fails: a name built per structure (`"AD type of the structure at byte
+    /// \(offset)"`) costs nothing on input that decodes.
+    private mutating func take(
+        _ count: Int, _ field: @autoclosure () -> String
+    ) throws(DecodingError) -> ArraySlice<UInt8> {
         guard count >= 0, remainingCount >= count else {
-            throw .truncated(context: context, field: field, needed: count, available: remainingCount, at: position)
+            throw .truncated(context: context, field: field(), needed: count, available: remainingCount, at: position)
         }
         defer { offset += count }
         return bytes[offset..<(offset + count)]
     }
 
-    public mutating func readUInt8(_ field: String = "u8") throws(DecodingError) -> UInt8 {
-        try take(1, field).first!
+    public mutating func readUInt8(_ field: @autoclosure () -> String = "u8") throws(DecodingError) -> UInt8 {
+        try take(1, field()).first!
     }
 
-    public mutating func readInt8(_ field: String = "i8") throws(DecodingError) -> Int8 {
-        Int8(bitPattern: try readUInt8(field))
+    public mutating func readInt8(_ field: @autoclosure () -> String = "i8") throws(DecodingError) -> Int8 {
+        Int8(bitPattern: try readUInt8(field()))
     }
 
-    public mutating func readUInt16(_ field: String = "u16") throws(DecodingError) -> UInt16 {
-        try readLittleEndian(UInt16.self, field)
+    public mutating func readUInt16(_ field: @autoclosure () -> String = "u16") throws(DecodingError) -> UInt16 {
+        try readLittleEndian(UInt16.self, field())
     }
 
-    public mutating func readInt16(_ field: String = "i16") throws(DecodingError) -> Int16 {
-        Int16(bitPattern: try readUInt16(field))
+    public mutating func readInt16(_ field: @autoclosure () -> String = "i16") throws(DecodingError) -> Int16 {
+        Int16(bitPattern: try readUInt16(field()))
     }
 
-    public mutating func readUInt24(_ field: String = "u24") throws(DecodingError) -> UInt32 {
-        let raw = try take(3, field)
+    public mutating func readUInt24(_ field: @autoclosure () -> String = "u24") throws(DecodingError) -> UInt32 {
+        let raw = try take(3, field())
         return raw.reversed().reduce(0) { $0 << 8 | UInt32($1) }
     }
 
-    public mutating func readUInt32(_ field: String = "u32") throws(DecodingError) -> UInt32 {
-        try readLittleEndian(UInt32.self, field)
+    public mutating func readUInt32(_ field: @autoclosure () -> String = "u32") throws(DecodingError) -> UInt32 {
+        try readLittleEndian(UInt32.self, field())
     }
 
-    public mutating func readInt32(_ field: String = "i32") throws(DecodingError) -> Int32 {
-        Int32(bitPattern: try readUInt32(field))
+    public mutating func readInt32(_ field: @autoclosure () -> String = "i32") throws(DecodingError) -> Int32 {
+        Int32(bitPattern: try readUInt32(field()))
     }
 
-    public mutating func readUInt64(_ field: String = "u64") throws(DecodingError) -> UInt64 {
-        try readLittleEndian(UInt64.self, field)
+    public mutating func readUInt64(_ field: @autoclosure () -> String = "u64") throws(DecodingError) -> UInt64 {
+        try readLittleEndian(UInt64.self, field())
     }
 
-    public mutating func readInt64(_ field: String = "i64") throws(DecodingError) -> Int64 {
-        Int64(bitPattern: try readUInt64(field))
+    public mutating func readInt64(_ field: @autoclosure () -> String = "i64") throws(DecodingError) -> Int64 {
+        Int64(bitPattern: try readUInt64(field()))
     }
 
     /// Reads a big-endian integer, for the few formats that use network order (btsnoop captures).
-    public mutating func readBigEndian<T: FixedWidthInteger>(_: T.Type, _ field: String) throws(DecodingError) -> T {
-        let raw = try take(MemoryLayout<T>.size, field)
+    public mutating func readBigEndian<T: FixedWidthInteger>(
+        _: T.Type, _ field: @autoclosure () -> String
+    ) throws(DecodingError) -> T {
+        let raw = try take(MemoryLayout<T>.size, field())
         return raw.reduce(T.zero) { $0 << 8 | T(truncatingIfNeeded: $1) }
     }
 
-    public mutating func readBytes(_ count: Int, _ field: String = "bytes") throws(DecodingError) -> [UInt8] {
-        Array(try take(count, field))
+    public mutating func readBytes(
+        _ count: Int, _ field: @autoclosure () -> String = "bytes"
+    ) throws(DecodingError) -> [UInt8] {
+        Array(try take(count, field()))
     }
 
     /// Everything left; never throws.
@@ -85,9 +93,9 @@ public struct ByteReader: Sendable {
     }
 
     private mutating func readLittleEndian<T: FixedWidthInteger>(
-        _: T.Type, _ field: String
+        _: T.Type, _ field: @autoclosure () -> String
     ) throws(DecodingError) -> T {
-        let raw = try take(MemoryLayout<T>.size, field)
+        let raw = try take(MemoryLayout<T>.size, field())
         return raw.reversed().reduce(T.zero) { $0 << 8 | T(truncatingIfNeeded: $1) }
     }
 }

@@ -56,19 +56,25 @@ extension Array where Element == UInt8 {
         self = result
     }
 
-    /// Lower-case hex with no separators: `0a1b`.
+    /// Lower-case hex with no separators: `0a1b`. Written as ASCII into the string's own storage, so a description
+    /// that shows a payload costs one allocation, not a Character append per digit.
     public var hexString: String {
-        var out = ""
-        out.reserveCapacity(count * 2)
-        for byte in self {
-            out.append(hexDigits[Int(byte >> 4)])
-            out.append(hexDigits[Int(byte & 0x0F)])
+        String(unsafeUninitializedCapacity: count * 2) { out in
+            var index = 0
+            for byte in self {
+                out[index] = hexDigit(byte >> 4)
+                out[index + 1] = hexDigit(byte & 0x0F)
+                index += 2
+            }
+            return index
         }
-        return out
     }
 }
 
-private let hexDigits: [Character] = Array("0123456789abcdef")
+/// The ASCII lower-case hex digit of a nibble (0...15).
+private func hexDigit(_ nibble: UInt8) -> UInt8 {
+    nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
+}
 
 extension Character {
     /// `0`–`9`, `a`–`f`, `A`–`F` only; `isHexDigit` also admits fullwidth forms that integer parsing rejects.

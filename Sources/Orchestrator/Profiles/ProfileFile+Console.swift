@@ -6,9 +6,11 @@ extension ProfileFile {
     static func decodeConsole(_ node: RigNode, diagnostics: RigDiagnostics) -> DataProfile.Console? {
         guard var reader = RigMappingReader(node, noun: "console", diagnostics: diagnostics) else { return nil }
         var console = DataProfile.Console()
+        // Each pattern is compiled once, to check it here; the matcher below takes the compiled ones.
+        var compiled: [String: Regex<AnyRegexOutput>] = [:]
         func pattern(_ node: RigNode, _ key: String) throws(RigFileIssue) -> String {
             let text = try node.string(for: key)
-            do { _ = try Regex(text) } catch {
+            do { compiled[text] = try Regex(text) } catch {
                 throw node.issue(.invalidValue, "'\(key)' is not a regular expression: \(error)")
             }
             return text
@@ -46,7 +48,7 @@ extension ProfileFile {
                 template, firmware: FirmwareVersion(1, 0, 0), reset: .powerOn, bootID: 0x5F3A_9C01, name: "board",
                 address: DeviceAddress(0x240A_C412_1A2B))
         }
-        guard let matcher = DataProfile.Console.Matcher(console) else { return console }
+        guard let matcher = DataProfile.Console.Matcher(console, compiled: compiled) else { return console }
         for (key, line, wanted) in [
             ("boot_line", console.bootLine, DataProfile.Console.Matcher.Meaning.boot(.powerOn)),
             ("ready_line", console.readyLine, .ready),

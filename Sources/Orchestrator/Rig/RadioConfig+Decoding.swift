@@ -95,10 +95,13 @@ extension RadioConfig {
             do throws(HCITransportError) {
                 return try HCITransportSpec.parse(text)
             } catch {
-                // The spec's own words, with a long value shortened as everywhere in rig messages.
+                // The spec's own words, with a long value shortened as everywhere in rig messages. The spec quotes
+                // parts of the value too (the scheme), unescaped: when one holds a line break or another character
+                // a message must not show raw, or the message is long, say it in the rig's words instead.
                 let message =
                     "transport " + error.message.replacingOccurrences(of: "'\(text)'", with: RigWording.quoted(text))
-                guard message.count <= 200 else {
+                let shown = message.unicodeScalars.allSatisfy { RigWording.visible($0) == String($0) }
+                guard message.count <= 200, shown else {
                     throw node.issue(
                         .invalidValue, "transport \(RigWording.quoted(text)) is not one of \(transportForms)")
                 }

@@ -78,10 +78,16 @@ public enum RigWording {
         let lowered = word.lowercased()
         guard !lowered.isEmpty else { return nil }
         let allowed = lowered.count <= 3 ? 1 : max(2, lowered.count / 3)
+        let scalars = Array(lowered.unicodeScalars)
         var best: (candidate: String, distance: Int)?
         for candidate in candidates {
             let other = candidate.lowercased()
-            var distance = editDistance(Array(lowered.unicodeScalars), Array(other.unicodeScalars))
+            let otherScalars = Array(other.unicodeScalars)
+            // The distance is at least the difference in length: past `allowed`, only the prefix rule can help, and
+            // a long key (a pasted line) is not aligned against every candidate.
+            var distance =
+                abs(scalars.count - otherScalars.count) > allowed
+                ? allowed + 1 : editDistance(scalars, otherScalars)
             if distance > allowed, other.hasPrefix(lowered) || lowered.hasPrefix(other),
                 min(other.count, lowered.count) >= 3
             {
