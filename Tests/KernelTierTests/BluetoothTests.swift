@@ -79,7 +79,7 @@ actor BluetoothSession {
                     try await power.on()
                     consoles.append(console)
                 }
-                // The bluez session asks for `pair` on the boards' consoles between its two runs.
+                // The bluez scripts ask for `pair` on the boards' consoles before each run that pairs anew.
                 let relay = ServedConsoleRelay.start(folder: "\(folder)/bluez", consoles: consoles)
                 defer { relay.cancel() }
                 var guest = Guest()

@@ -24,6 +24,11 @@ suites:
   - {handshake: {connections: 1000}}
 YAML
 
+# shellcheck source=served_console.sh
+. "$(dirname "${BASH_SOURCE[0]}")/served_console.sh"
+# The boards hold the keys of the last run, which kept them in memory only: in pairing mode again, so that the
+# handshake check really is connecting when the adapter goes (a board that refuses pairing fails the run at once).
+served_console pair
 stamp fault-start
 "$blerig" run "$out/fault-rig.yaml" --out "$out/fault-run" --history /tmp/fault-history.sqlite \
     >"$out/fault-run.out" 2>"$out/fault-run.err" &

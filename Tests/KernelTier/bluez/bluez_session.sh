@@ -34,12 +34,8 @@ run() {
 }
 
 # Types a line on the served boards' consoles, which live on the host: the test's relay watches console.request.
-served_console() {
-    rm -f "$out/console.done"
-    echo "$1" >"$out/console.request.tmp" && mv "$out/console.request.tmp" "$out/console.request"
-    for _ in $(seq 200); do [ -e "$out/console.done" ] && break; sleep 0.05; done
-    stamp "console-$1 $(cat "$out/console.done" 2>/dev/null || echo 'no answer within 10 s')"
-}
+# shellcheck source=served_console.sh
+. "$(dirname "${BASH_SOURCE[0]}")/served_console.sh"
 
 # One rig, two radios: the kernel's stack, then blerig's own host on the adapter's user channel; every board at once.
 rig() {
