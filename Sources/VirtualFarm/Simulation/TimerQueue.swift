@@ -7,51 +7,51 @@ struct TimerQueue {
         let sequence: UInt64
     }
 
+    /// A heap slot: plain values only, so sifting copies no reference (the actions wait in ``actions``).
     private struct Entry {
         let deadline: RigInstant
-        let id: ID
-        let action: @Sendable () -> Void
+        let sequence: UInt64
 
         func precedes(_ other: Entry) -> Bool {
-            (deadline, id.sequence) < (other.deadline, other.id.sequence)
+            (deadline, sequence) < (other.deadline, other.sequence)
         }
     }
 
     private var heap: [Entry] = []
-    private var live: Set<ID> = []
+    /// The live timers' actions by sequence; a cancelled timer's slot stays in the heap until it surfaces.
+    private var actions: [UInt64: @Sendable () -> Void] = [:]
     private var nextSequence: UInt64 = 0
 
     /// Timers scheduled and not yet run or cancelled.
-    var count: Int { live.count }
+    var count: Int { actions.count }
     var isEmpty: Bool { count == 0 }
 
     mutating func schedule(at deadline: RigInstant, _ action: @escaping @Sendable () -> Void) -> ID {
         nextSequence += 1
-        let entry = Entry(deadline: deadline, id: ID(sequence: nextSequence), action: action)
-        heap.append(entry)
-        live.insert(entry.id)
+        heap.append(Entry(deadline: deadline, sequence: nextSequence))
+        actions[nextSequence] = action
         siftUp(heap.count - 1)
-        return entry.id
+        return ID(sequence: nextSequence)
     }
 
     /// Cancels a timer; cancelling one that already ran or was cancelled does nothing.
     mutating func cancel(_ id: ID) {
-        live.remove(id)
+        actions[id.sequence] = nil
     }
 
     /// Removes and returns the earliest live timer.
     mutating func popEarliest() -> (deadline: RigInstant, action: @Sendable () -> Void)? {
         while let top = heap.first {
             removeTop()
-            guard live.remove(top.id) != nil else { continue }
-            return (top.deadline, top.action)
+            guard let action = actions.removeValue(forKey: top.sequence) else { continue }
+            return (top.deadline, action)
         }
         return nil
     }
 
     /// The deadline of the earliest live timer.
     mutating func earliestDeadline() -> RigInstant? {
-        while let top = heap.first, !live.contains(top.id) {
+        while let top = heap.first, actions[top.sequence] == nil {
             removeTop()
         }
         return heap.first?.deadline
