@@ -65,6 +65,15 @@ extension Interop {
                         .central,
                         ["--hci", rootcanal.hciSpec, "--target", "ESP-Point-1a2b", "--listen", "3"] + Self.actions)
                     let line = try await central.line("RESULT", timeout: .seconds(30))
+                    // The central is done once the link ends; the board's reboot finishes on its own clock after
+                    // that. Power stays on until it printed its BOOT line (up to 5 s), or the check below has none.
+                    let clock = ContinuousClock()
+                    let rebooted = clock.now.advanced(by: .seconds(5))
+                    while clock.now < rebooted,
+                        !console.withLock({ $0.contains { $0.hasPrefix("BOOT ") && $0.contains("reset=SW") } })
+                    {
+                        try await clock.sleep(for: .milliseconds(20))
+                    }
                     try await power.off()
                     return Outcome(
                         airAddress: served.match.address, result: try central.decode(CentralResult.self, from: line))
