@@ -31,13 +31,20 @@ struct AppCentralTests {
             })
     }
 
+    /// A farm with one nano (powered on unless asked) and a central on it.
+    static func nanoFarm(
+        _ sim: Simulation, faults: LinkFaults = LinkFaults(), powered: Bool = true
+    ) -> (nano: VirtualBoard, central: VirtualCentral) {
+        let farm = Farm(sim: sim, link: ConnectionShellTests.link, faults: faults)
+        let nano = farm.addBoard(id: "nano-1", profile: .nano33BLESense)
+        if powered { nano.powerOn() }
+        return (nano, farm.central())
+    }
+
     @Test("restored pending work is taken over by the work asked for next: the link closes once that work is done")
     func restoredWorkIsTakenOver() async throws {
         let (restoration, left, moves, saved) = try await Simulation.run(seed: 21, horizon: .seconds(3600)) { sim in
-            let farm = Farm(sim: sim, link: ConnectionShellTests.link)
-            let nano = farm.addBoard(id: "nano-1", profile: .nano33BLESense)
-            nano.powerOn()
-            let central = farm.central()
+            let (nano, central) = Self.nanoFarm(sim)
             let store = InMemoryConnectionStateStore()
             let now = Date(timeIntervalSince1970: 1_800_000_000)
             try? store.save(
@@ -79,10 +86,7 @@ struct AppCentralTests {
     @Test("work asked of a machine in error fails at once with the machine's reason, not at the end of its limit")
     func workFailsAtOnceWhileTheMachineIsInError() async throws {
         let (outcome, waited, moves) = try await Simulation.run(seed: 22, horizon: .seconds(3600)) { sim in
-            let farm = Farm(sim: sim, link: ConnectionShellTests.link)
-            let nano = farm.addBoard(id: "nano-1", profile: .nano33BLESense)
-            nano.powerOn()
-            let central = farm.central()
+            let (nano, central) = Self.nanoFarm(sim)
             let moves = Moves()
             let app = Self.app(central, board: nano, policy: .onDemand, store: nil, moves: moves)
             let refused = ConnectionSnapshot(
@@ -117,9 +121,7 @@ struct AppCentralTests {
     @Test("without a store, or with a state saved over an hour ago, nothing is restored")
     func restorationNeedsAFreshState() async throws {
         let (none, old) = try await Simulation.run(seed: 22, horizon: .seconds(60)) { sim in
-            let farm = Farm(sim: sim, link: ConnectionShellTests.link)
-            let nano = farm.addBoard(id: "nano-1", profile: .nano33BLESense)
-            let central = farm.central()
+            let (nano, central) = Self.nanoFarm(sim, powered: false)
             let store = InMemoryConnectionStateStore()
             try? store.save(
                 ConnectionSnapshot(state: .pairedDisconnected, peripheral: nano.address, pendingWork: 1),
@@ -136,10 +138,7 @@ struct AppCentralTests {
     func workWhileConnectedEndsWithTheLink() async throws {
         let (ended, reasons, reads) = try await Simulation.run(seed: 23, horizon: .seconds(7200)) { sim in
             // A drop every 30 s of link time on average.
-            let farm = Farm(sim: sim, link: ConnectionShellTests.link, faults: LinkFaults(dropsPerHour: 120))
-            let nano = farm.addBoard(id: "nano-1", profile: .nano33BLESense)
-            nano.powerOn()
-            let central = farm.central()
+            let (nano, central) = Self.nanoFarm(sim, faults: LinkFaults(dropsPerHour: 120))
             let app = Self.app(central, board: nano, policy: .keepConnected, store: nil, moves: Moves())
             let sessions = Mutex<[ProfileSession]>([])
             let reads = Mutex(0)
@@ -173,10 +172,7 @@ struct AppCentralTests {
     @Test("work while connected returns false when its body ends first, and throws the body's own errors")
     func workWhileConnectedBodyEnds() async throws {
         let (returned, thrown) = try await Simulation.run(seed: 24, horizon: .seconds(600)) { sim in
-            let farm = Farm(sim: sim, link: ConnectionShellTests.link)
-            let nano = farm.addBoard(id: "nano-1", profile: .nano33BLESense)
-            nano.powerOn()
-            let central = farm.central()
+            let (nano, central) = Self.nanoFarm(sim)
             let app = Self.app(central, board: nano, policy: .keepConnected, store: nil, moves: Moves())
             var returned: Bool?
             var thrown: (any Error)?

@@ -58,21 +58,24 @@ final class SessionBroker: Sendable {
 
     /// A connection attempt failed: every waiting work that fails with the attempt is given up with `failure`.
     func attemptFailed(_ failure: ConnectionAttemptFailed) {
-        let failing = state.withLock { s -> [Waiter] in
-            let failing = s.waiters.filter { $0.policy == .failWithTheAttempt }
-            s.waiters.removeAll { $0.policy == .failWithTheAttempt }
-            return failing
-        }
-        for waiter in failing { waiter.continuation.resume(returning: .failed(failure)) }
+        fail(with: failure) { $0.policy == .failWithTheAttempt }
     }
 
     /// The machine went to ``ConnectionState/error``: every waiting work fails with `error` now, and so does work
     /// that asks later, until ``machineRecovered()``. Nothing would come for it but the wait's limit.
     func machineFailed(_ error: ConnectionMachineInError) {
+        fail(with: error, after: { $0.stopped = error }) { _ in true }
+    }
+
+    /// Under the lock, `update` the state, then take out the waiters `matching`; fails them with `error` after it.
+    private func fail(
+        with error: any Error, after update: (inout State) -> Void = { _ in }, matching: (Waiter) -> Bool
+    ) {
         let failing = state.withLock { s -> [Waiter] in
-            s.stopped = error
-            defer { s.waiters = [] }
-            return s.waiters
+            update(&s)
+            let failing = s.waiters.filter(matching)
+            s.waiters.removeAll(where: matching)
+            return failing
         }
         for waiter in failing { waiter.continuation.resume(returning: .failed(error)) }
     }
