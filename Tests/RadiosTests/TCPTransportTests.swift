@@ -2,6 +2,7 @@ import BenchCore
 import BLECore
 import Dispatch
 import Glibc
+import Synchronization
 import Testing
 
 @testable import Radios
@@ -154,6 +155,42 @@ extension TransportIO {
             var length = socklen_t(MemoryLayout<Int32>.size)
             #expect(getsockopt(transport.descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &value, &length) == 0)
             #expect(value == 1)
+        }
+
+        /// Linux's answer to getsockopt(TCP_QUICKACK): 1 while the socket acknowledges at once, 0 in "pingpong" mode,
+        /// where an ACK waits to ride on the next write (rootcanal then holds the packet body behind its indicator).
+        private static func quickAck(_ descriptor: Int32) -> Int32 {
+            var value: Int32 = -1
+            var length = socklen_t(MemoryLayout<Int32>.size)
+            _ = getsockopt(descriptor, Int32(IPPROTO_TCP), TCP_QUICKACK, &value, &length)
+            return value
+        }
+
+        @Test("quick ACKs are back on by the next packet after a read the transport answered")
+        func quickAckAfterAnsweredReads() throws {
+            let listener = try TestListener()
+            defer { listener.close() }
+            let transport = try TCPTransport(host: "127.0.0.1", port: listener.port)
+            let controller = listener.accept()
+            defer { Glibc.close(controller) }
+            // What getsockopt says as each packet is delivered, that is after the previous read's re-arm, if any.
+            let seen = Mutex<[Int32]>([])
+            let recorder = TransportRecorder()
+            recorder.start(transport) { packet in
+                seen.withLock { $0.append(Self.quickAck(transport.descriptor)) }
+                // Packets with an odd first byte are answered at once, as a host answers an ATT request.
+                if packet.body[4] % 2 == 1 { try? transport.send(Packets.acl([0xAA])) }
+            }
+            let firsts: [UInt8] = [2, 1, 3, 5, 2]
+            for (index, first) in firsts.enumerated() {
+                writeAll(controller, Packets.acl([first]).encoded)
+                #expect(recorder.packets(count: index + 1).count == index + 1)
+                if first % 2 == 1 { #expect(readExactly(controller, 6) == Packets.acl([0xAA]).encoded) }
+            }
+            transport.close()
+            // Each answer (sent within the delayed-ACK window of its packet) puts Linux in pingpong mode; the read's
+            // re-arm takes it out before the next packet arrives, so every delivery sees quick ACKs on.
+            #expect(seen.withLock { $0 } == [1, 1, 1, 1, 1])
         }
 
         @Test("the controller closing the connection ends the transport as disconnected; sends then fail the same way")

@@ -24,10 +24,12 @@ final class DescriptorTransport: Sendable {
         /// recv(2)/send(2) with MSG_DONTWAIT and MSG_NOSIGNAL (sockets), or read(2)/write(2) (a tty opened
         /// O_NONBLOCK).
         var isSocket: Bool
-        /// Run after every read that returned bytes, once the packets it completed are delivered (TCP re-arms
-        /// TCP_QUICKACK then: an answer sent while they were delivered already carried the acknowledgement, so only
-        /// a read that nothing answered costs an ACK of its own).
-        var afterRead: @Sendable (Int32) -> Void = { _ in }
+        /// Run after a read that returned bytes, once the packets it completed are delivered, when a write went out
+        /// since it last ran. TCP re-arms TCP_QUICKACK then: Linux leaves quick-ACK mode only when the socket sends
+        /// data soon after receiving, so a read that followed no write (the body after its H4 indicator, a stream of
+        /// notifications) needs no re-arm, and an answer sent while the packets were delivered already carried the
+        /// acknowledgement.
+        var afterReadFollowingWrite: (@Sendable (Int32) -> Void)?
         /// The reader blocks in recv(2) on the socket itself instead of polling it with the wake-up socket: one
         /// system call per read instead of two. ``DescriptorTransport/close()`` then wakes it with shutdown(2).
         /// Sockets only (a stream socket's shutdown ends a blocked recv; a tty has no such call).
@@ -58,6 +60,8 @@ final class DescriptorTransport: Sendable {
     private let writer = Mutex(true)
     /// Signalled once the reader thread is done (or there never was one); every waiter signals it again.
     private let finished = DispatchSemaphore(value: 0)
+    /// A write went out since ``Behaviour/afterReadFollowingWrite`` last ran.
+    private let wrote = Atomic(false)
 
     private struct State {
         enum Phase { case idle, running, closing, finished }
@@ -225,7 +229,7 @@ final class DescriptorTransport: Sendable {
                 return behaviour.readFailed(error)
             }
             if count == 0 { return behaviour.readFailed(nil) }
-            defer { behaviour.afterRead(descriptor) }
+            defer { afterRead() }
             var packets: [HCI.H4Packet] = []
             var lost: DecodingError?
             do throws(DecodingError) {
@@ -262,7 +266,7 @@ final class DescriptorTransport: Sendable {
             }
             // The end of the stream, or close() shut the socket down (then finish reports no error).
             if count == 0 { return behaviour.readFailed(nil) }
-            defer { behaviour.afterRead(descriptor) }
+            defer { afterRead() }
             var packets: [HCI.H4Packet] = []
             do throws(DecodingError) {
                 try parser.feed(buffer[..<count], into: &packets)
@@ -275,6 +279,12 @@ final class DescriptorTransport: Sendable {
                 deliver(packet)
             }
         }
+    }
+
+    private func afterRead() {
+        guard let rearm = behaviour.afterReadFollowingWrite, wrote.exchange(false, ordering: .acquiringAndReleasing)
+        else { return }
+        rearm(descriptor)
     }
 
     /// Writes all of `bytes`, waiting in poll(2) while the descriptor would block; one datagram is all or nothing.
@@ -293,6 +303,7 @@ final class DescriptorTransport: Sendable {
                         .io, "\(description): the kernel took \(count) of the packet's \(bytes.count) bytes")
                 }
                 offset += count
+                wrote.store(true, ordering: .releasing)
                 continue
             }
             let error = Errno.current

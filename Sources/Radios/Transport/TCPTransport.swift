@@ -4,8 +4,9 @@ import Glibc
 
 /// H4 over a TCP connection, as rootcanal serves each virtual controller (`tcp:127.0.0.1:6402`).
 ///
-/// TCP_NODELAY is on, and TCP_QUICKACK is re-armed after every read: rootcanal sends the H4 indicator in a send(2)
-/// of its own without TCP_NODELAY, so against a host that delays its ACKs every HCI round trip would stall ~40 ms.
+/// TCP_NODELAY is on, and TCP_QUICKACK is re-armed after a read that followed a write: rootcanal sends the H4
+/// indicator in a send(2) of its own without TCP_NODELAY, so against a host that delays its ACKs every HCI round trip
+/// would stall ~40 ms.
 /// The reader blocks in recv(2) (``DescriptorTransport/Behaviour/blockingReads``): one system call per read.
 public final class TCPTransport: DescriptorBackedTransport {
     public let host: String
@@ -25,7 +26,7 @@ public final class TCPTransport: DescriptorBackedTransport {
         core = try DescriptorTransport(
             descriptor: descriptor, description: spec.description,
             behaviour: .init(
-                framing: .stream, isSocket: true, afterRead: Self.rearmQuickAck, blockingReads: true,
+                framing: .stream, isSocket: true, afterReadFollowingWrite: Self.rearmQuickAck, blockingReads: true,
                 readFailed: { error in
                     switch error?.code {
                     case nil: HCITransportError(.disconnected, "\(controller) closed the connection")
