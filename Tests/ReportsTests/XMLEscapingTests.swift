@@ -35,6 +35,10 @@ struct XMLEscapingTests {
         ("\u{FFFD}", "\u{FFFD}", "\u{FFFD}"),
         ("Grüße 温度 🔋 e\u{301}", "Grüße 温度 🔋 e\u{301}", "Grüße 温度 🔋 e\u{301}"),
         ("\u{10FFFF}", "\u{10FFFF}", "\u{10FFFF}"),
+        // Markup right beside multi-byte characters (the escaping cuts UTF-8 at the markup), and a C1 control
+        // beside "£°" (C2 A3 C2 B0) and U+FFFC (EF BF BC), whose lead bytes replaced scalars share.
+        ("é<ü>&😀\"温'\r\n", "é&lt;ü&gt;&amp;😀&quot;温&apos;&#13;\n", "é&lt;ü&gt;&amp;😀&quot;温&apos;&#13;&#10;"),
+        ("£°\u{85}\u{FFFC}\u{FFFE}", "£°\\x85\u{FFFC}\\u{FFFE}", "£°\\x85\u{FFFC}\\u{FFFE}"),
     ]
 
     @Test("each character is escaped for text and for attributes", arguments: table)

@@ -18,6 +18,12 @@ enum VisibleText {
 
     /// `text` with every replaced scalar written visibly; tab, LF and CR are kept.
     static func visible(_ text: String) -> String {
+        // A replaced scalar is a C0 control other than tab, LF and CR, DEL, a C1 control (UTF-8 lead byte C2) or
+        // U+FFFE/U+FFFF (lead byte EF): text with none of those bytes is returned without decoding it.
+        guard text.utf8.contains(where: { byte in
+            (byte < 0x20 && byte != 0x09 && byte != 0x0A && byte != 0x0D) || byte == 0x7F || byte == 0xC2
+                || byte == 0xEF
+        }) else { return text }
         guard text.unicodeScalars.contains(where: { replacement(for: $0) != nil }) else { return text }
         var result = ""
         for scalar in text.unicodeScalars {

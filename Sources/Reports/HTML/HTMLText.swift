@@ -3,10 +3,12 @@ enum HTMLText {
     /// `&`, `<`, `>`, `"` and `'` as entities, control characters made visible (`\x07`): safe in element text
     /// and in quoted attribute values.
     static func escaped(_ text: String) -> String {
-        VisibleText.visible(text).replacingEvery([
-            "&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&#39;",
-        ])
+        VisibleText.visible(text).replacingEvery(entities)
     }
+
+    private static let entities = CharacterReplacements([
+        "&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&#39;",
+    ])
 
     /// A number for SVG coordinates: at most two decimals, no exponent.
     static func coordinate(_ value: Double) -> String {

@@ -16,21 +16,38 @@ enum XMLEscaping {
     }
 
     private static func escape(_ value: String, whitespace: Bool) -> String {
-        var result = ""
-        result.reserveCapacity(value.utf8.count)
-        for scalar in VisibleText.visible(value).unicodeScalars {
-            switch scalar {
-            case "&": result += "&amp;"
-            case "<": result += "&lt;"
-            case ">": result += "&gt;"
-            case "\"": result += "&quot;"
-            case "'": result += "&apos;"
-            case "\r": result += "&#13;"
-            case "\n" where whitespace: result += "&#10;"
-            case "\t" where whitespace: result += "&#9;"
-            default: result.unicodeScalars.append(scalar)
+        let visible = VisibleText.visible(value)
+        // Every character escaped here is ASCII, so the UTF-8 bytes can be cut at them: a multi-byte character
+        // is copied whole. Most report text has none, and is returned as it is.
+        guard visible.utf8.contains(where: { needsEscape($0, whitespace: whitespace) }) else { return visible }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(visible.utf8.count + 32)
+        for byte in visible.utf8 {
+            guard needsEscape(byte, whitespace: whitespace) else {
+                bytes.append(byte)
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "&"): bytes.append(contentsOf: "&amp;".utf8)
+            case UInt8(ascii: "<"): bytes.append(contentsOf: "&lt;".utf8)
+            case UInt8(ascii: ">"): bytes.append(contentsOf: "&gt;".utf8)
+            case UInt8(ascii: "\""): bytes.append(contentsOf: "&quot;".utf8)
+            case UInt8(ascii: "'"): bytes.append(contentsOf: "&apos;".utf8)
+            case UInt8(ascii: "\r"): bytes.append(contentsOf: "&#13;".utf8)
+            case UInt8(ascii: "\n"): bytes.append(contentsOf: "&#10;".utf8)
+            default: bytes.append(contentsOf: "&#9;".utf8)
             }
         }
-        return result
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private static func needsEscape(_ byte: UInt8, whitespace: Bool) -> Bool {
+        switch byte {
+        case UInt8(ascii: "&"), UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "\""), UInt8(ascii: "'"),
+            UInt8(ascii: "\r"):
+            true
+        case UInt8(ascii: "\n"), UInt8(ascii: "\t"): whitespace
+        default: false
+        }
     }
 }

@@ -96,22 +96,45 @@ extension OpenMetricsWriter {
 
     /// Backslash and line feed escaped, control characters made visible (`\x07`).
     static func escapedHelp(_ text: String) -> String {
-        VisibleText.visible(text).replacingEvery(["\\": "\\\\", "\n": "\\n", "\r\n": "\\n", "\r": " "])
+        VisibleText.visible(text).replacingEvery(helpEscapes)
     }
+
+    private static let helpEscapes = CharacterReplacements(["\\": "\\\\", "\n": "\\n", "\r\n": "\\n", "\r": " "])
 
     /// Backslash, double quote and line feed escaped, control characters made visible.
     static func escapedLabel(_ text: String) -> String {
-        VisibleText.visible(text).replacingEvery(["\\": "\\\\", "\"": "\\\"", "\n": "\\n", "\r\n": "\\n", "\r": " "])
+        VisibleText.visible(text).replacingEvery(labelEscapes)
+    }
+
+    private static let labelEscapes = CharacterReplacements([
+        "\\": "\\\\", "\"": "\\\"", "\n": "\\n", "\r\n": "\\n", "\r": " ",
+    ])
+}
+
+/// Characters to replace and what replaces each, for ``Swift/String/replacingEvery(_:)``: built once, with the
+/// first UTF-8 byte of every key.
+struct CharacterReplacements: Sendable {
+    let table: [Character: String]
+    let leads: [UInt8]
+
+    init(_ table: [Character: String]) {
+        self.table = table
+        leads = table.keys.compactMap { $0.utf8.first }
     }
 }
 
 extension String {
     /// Each character that is a key of `replacements` replaced by its value, in one pass.
-    func replacingEvery(_ replacements: [Character: String]) -> String {
-        guard contains(where: { replacements[$0] != nil }) else { return self }
+    func replacingEvery(_ replacements: CharacterReplacements) -> String {
+        // ASCII text none of whose bytes begins a key is returned without breaking it into characters (most text
+        // is). Anything else takes the character-by-character path: a non-ASCII character may equal an ASCII key
+        // canonically (U+037E is ";").
+        guard utf8.contains(where: { $0 >= 0x80 || replacements.leads.contains($0) }) else { return self }
+        let table = replacements.table
+        guard contains(where: { table[$0] != nil }) else { return self }
         var result = ""
         for character in self {
-            if let replacement = replacements[character] { result += replacement } else { result.append(character) }
+            if let replacement = table[character] { result += replacement } else { result.append(character) }
         }
         return result
     }
