@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Writes a run as JUnit XML that validates against the Jenkins xunit plugin's `junit-10.xsd`, with each
 /// testcase's children in the order and shape of Maven Surefire's `surefire-test-report-3.0.xsd` (both in
@@ -78,9 +79,15 @@ public struct JUnitWriter: Sendable {
                 ("failures", String(counts.failed)), ("errors", String(counts.errors)),
                 ("time", result.finished.map { NumberText.seconds3($0.wallDuration) }),
             ])
-        for (index, board) in result.boards.enumerated() {
-            suite(board, index: index, run: result, into: &xml)
+        // Each board's suite is written on its own, side by side (a run of a thousand boards), then in order.
+        let boards = result.boards
+        let suites = Mutex([String](repeating: "", count: boards.count))
+        DispatchQueue.concurrentPerform(iterations: boards.count) { index in
+            var fragment = XMLWriter(fragmentAtDepth: 1)
+            suite(boards[index], index: index, run: result, into: &fragment)
+            suites.withLock { $0[index] = fragment.output }
         }
+        for fragment in suites.withLock({ $0 }) { xml.append(fragment) }
         Self.benchSuite(bench, index: result.boards.count, run: result, into: &xml)
         for extra in extraSuites { extra.write(&xml) }
         xml.end()

@@ -6,6 +6,20 @@ struct XMLWriter {
 
     typealias Attributes = [(name: String, value: String?)]
 
+    /// A document: the XML declaration, then what is written.
+    init() {}
+
+    /// A fragment to ``append(_:)`` to a document inside `depth` open elements: no declaration, indented to fit.
+    init(fragmentAtDepth depth: Int) {
+        output = ""
+        open = Array(repeating: "", count: depth)
+    }
+
+    /// Appends a fragment written at the depth this writer is at.
+    mutating func append(_ fragment: String) {
+        output += fragment
+    }
+
     /// Opens `<name attributes>`; attributes whose value is nil are left out.
     mutating func start(_ name: String, _ attributes: Attributes = []) {
         output += indentation + "<" + name + render(attributes) + ">\n"
