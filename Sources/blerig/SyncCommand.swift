@@ -21,7 +21,8 @@ extension Blerig {
                     Exit status:
                     \(ExitStatus.table([
                         (.passed, "the dead letters were requeued (the count is printed)"),
-                        (.usage, "the arguments are wrong, or the file is missing, unreadable or not SQLite; nothing changed"),
+                        (.usage, "the arguments are wrong, or the file is missing, unreadable, not SQLite or not "
+                            + "a sync queue; nothing changed"),
                         (.infrastructure, "the queue could not be opened or written (the error is printed)"),
                     ]))
                     """)
@@ -59,7 +60,7 @@ extension Blerig {
 
             func run() async throws {
                 do {
-                    let queue = try SyncQueue(path: db)
+                    let queue = try SyncQueue.existing(at: db)
                     let requeued = try queue.requeueDeadLetters(board: board)
                     let left = try queue.deadLetters().count
                     LineOutput.standardOutput.print(
@@ -67,7 +68,9 @@ extension Blerig {
                             + "\(left) dead letter(s) left")
                 } catch {
                     LineOutput.standardError.print("blerig: \(error)")
-                    throw ExitCode(ExitStatus.infrastructure.rawValue)
+                    // Another database, or one SQLite cannot read as a database: the wrong file, left as it was.
+                    let wrongFile = error.kind == .notAQueue || error.kind == .corrupt
+                    throw ExitCode((wrongFile ? ExitStatus.usage : .infrastructure).rawValue)
                 }
             }
         }

@@ -1,5 +1,6 @@
 import CentralStack
 import Foundation
+import GRDB
 import Orchestrator
 import Testing
 
@@ -95,5 +96,35 @@ struct SyncRequeueCommandLineTests {
         if kind == "text" {
             #expect(try String(contentsOfFile: path, encoding: .utf8) == "board,seq\nB,1\n")
         }
+    }
+
+    @Test(
+        "another SQLite database (a run history given by mistake) exits 2 as not a sync queue, byte for byte untouched",
+        arguments: [false, true])
+    func refusesAnotherDatabase(withMigrations: Bool) async throws {
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/history.sqlite"
+        // Plain, or with GRDB's migrations table and a "v1" of its own, as any GRDB app's file may have: then only
+        // the queue's item table tells a queue apart.
+        let other = try DatabaseQueue(path: path)
+        try await other.write { db in
+            if withMigrations {
+                try db.execute(sql: "CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY)")
+                try db.execute(sql: "INSERT INTO grdb_migrations VALUES ('v1')")
+            }
+            try db.execute(sql: "CREATE TABLE run (id TEXT PRIMARY KEY, rig TEXT)")
+            try db.execute(sql: "INSERT INTO run VALUES ('r1', 'virtual-farm')")
+        }
+        try other.close()
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+
+        let outcome = try await CommandLineTests.blerig(["sync", "requeue", "--db", path])
+        #expect(outcome.status == ExitStatus.usage.rawValue, "\(outcome.errors)")
+        #expect(outcome.output.isEmpty)
+        #expect(outcome.errors.contains("sync queue \(path): opening failed"), "\(outcome.errors)")
+        #expect(outcome.errors.contains("no sync queue in it"), "\(outcome.errors)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["history.sqlite"])
     }
 }

@@ -84,6 +84,30 @@ public final class SyncQueue: Sendable {
         }
     }
 
+    /// Opens the queue at `path` only if the file already is one: a SQLite database whose migrations include `v1`
+    /// and that has the `item` table. That is checked on a read-only connection first, so any other database (a
+    /// run history, another app's file) is left exactly as it was, where ``init(path:)`` would have migrated it.
+    public static func existing(at path: String) throws(SyncQueueError) -> SyncQueue {
+        do {
+            var configuration = Configuration()
+            configuration.readonly = true
+            let check = try DatabaseQueue(path: path, configuration: configuration)
+            let isQueue = try check.read { db in
+                try db.tableExists("grdb_migrations") && db.tableExists("item")
+                    && String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations").contains("v1")
+            }
+            try check.close()
+            guard isQueue else {
+                throw SyncQueueError(
+                    kind: .notAQueue, path: path, operation: "opening",
+                    cause: "the database has no sync queue in it (no item table, or no v1 migration)")
+            }
+        } catch {
+            throw SyncQueueError.wrap(error, path: path, operation: "opening")
+        }
+        return try SyncQueue(path: path)
+    }
+
     public static func key(board: String, seq: UInt32) -> String { "\(board)/\(seq)" }
 
     private func write<T>(_ operation: String, _ body: (Database) throws -> T) throws(SyncQueueError) -> T {

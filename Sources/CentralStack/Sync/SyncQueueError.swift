@@ -14,6 +14,8 @@ public struct SyncQueueError: Error, Sendable, CustomStringConvertible {
         case corrupt
         /// The schema is newer than this build knows: an older app opened a newer app's queue.
         case unknownSchema
+        /// A SQLite database that is not a sync queue (``SyncQueue/existing(at:)``), left as it was.
+        case notAQueue
         /// Anything else SQLite reported.
         case other
     }
@@ -40,6 +42,7 @@ public struct SyncQueueError: Error, Sendable, CustomStringConvertible {
             case .readOnly: "the file or its directory is read-only or missing; make both writable"
             case .corrupt: "the file is not a usable SQLite database; move it aside to start a new queue"
             case .unknownSchema: "the queue was written by a newer version; update the app"
+            case .notAQueue: "nothing was changed; check that this is the app's sync queue file"
             case .other: "nothing was committed"
             }
         return "sync queue \(path): \(operation) failed: \(cause) — \(advice)"
