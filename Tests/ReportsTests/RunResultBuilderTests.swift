@@ -93,6 +93,27 @@ struct RunResultBuilderTests {
         #expect(board.elidedTimelineEntries == 36)
     }
 
+    @Test("an entry reported after later ones takes its place by time; entries at one instant keep their order")
+    func lateEntriesTakeTheirPlace() {
+        let line = { (index: Int, message: String) -> RunEvent in
+            .log(.init(board: "b", at: SampleRuns.at(index), level: .info, source: "s", message: message))
+        }
+        // The app central reports `connected` (stamped at link-up, 1) after the session-ready line (3).
+        let events: [RunEvent] = [
+            line(0, "a"), line(3, "ready"),
+            .transition(.init(board: "b", at: SampleRuns.at(1), from: "x", to: "connected", reason: "")),
+            line(3, "same instant, after"), line(4, "b"),
+        ]
+        #expect(Self.messages(Self.fold(events, limit: nil).boards[0]) == [
+            "a", "→connected", "ready", "same instant, after", "b",
+        ])
+        // With a limit, the head and the tail each keep time order; the gap stays where it was.
+        let many = (0..<10).map { line($0 * 2, "\($0 * 2)") } + [line(15, "late")] + [line(20, "20")]
+        let board = Self.fold(many, limit: 8).boards[0]
+        #expect(Self.messages(board) == ["0", "2", "12", "14", "late", "16", "18", "20"])
+        #expect(board.elisionIndex == 2)
+    }
+
     @Test("each board is bounded on its own")
     func boardsBoundedSeparately() {
         let events = Self.logs(100, board: "chatty") + Self.logs(3, board: "quiet")

@@ -42,7 +42,8 @@ public struct BoardResult: Sendable, Hashable {
     public var measurements: [MeasuredValue]
     /// The board's checks in the order they started.
     public var tests: [TestResult]
-    /// Log lines and state transitions, in the order they were emitted. Folded with a timeline limit
+    /// Log lines and state transitions in time order; those at the same instant in the order they were emitted (the
+    /// run log keeps the order of emission). Folded with a timeline limit
     /// (``RunResultBuilder/init(timelineLimit:)``), only the kept ones: the first entries up to ``elisionIndex``,
     /// then, after ``elidedTimelineEntries`` left out, the last ones.
     public var timeline: [TimelineEntry]

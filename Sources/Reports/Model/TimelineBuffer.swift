@@ -41,13 +41,21 @@ struct TimelineBuffer: Sendable {
         }
     }
 
-    /// The kept entries in the order they were appended: the head, then the tail from its oldest entry.
+    /// The kept entries: the head, then the tail from its oldest entry, each in time order. An entry reported
+    /// after later ones takes its place by time: the app central's `connected` transition is stamped at link-up
+    /// but reported once the session is ready. Entries at the same instant keep the order they came in.
     var entries: [TimelineEntry] {
-        var entries = head
+        var entries = Self.chronological(head)
         entries.reserveCapacity(head.count + tail.count)
-        entries += tail[tailStart...]
-        entries += tail[..<tailStart]
+        entries += Self.chronological(Array(tail[tailStart...] + tail[..<tailStart]))
         return entries
+    }
+
+    private static func chronological(_ entries: [TimelineEntry]) -> [TimelineEntry] {
+        guard zip(entries, entries.dropFirst()).contains(where: { $0.at > $1.at }) else { return entries }
+        return entries.enumerated()
+            .sorted { ($0.element.at, $0.offset) < ($1.element.at, $1.offset) }
+            .map(\.element)
     }
 
     /// How many of ``entries`` came before the elided ones: the head's length.
