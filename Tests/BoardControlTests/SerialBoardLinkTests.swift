@@ -70,10 +70,19 @@ struct SerialBoardLinkTests {
     @Test func aPortThatVanishesIsReportedAndTheLinkStillCloses() async throws {
         let pty = try Pty()
         let tree = TemporaryTree()
-        let link = try Self.link(pty, tree)
+        // Named through a link, as /dev/serial/by-id names a board, and the link removed with the port: the
+        // kernel hands a freed /dev/pts number to the next pseudo-terminal opened, and a test running beside this
+        // one that got it within the time taken here would be "the port back" for the link to reopen.
+        tree.directory("by-id")
+        let name = tree.path("by-id/usb-board-if00")
+        try #require(symlink(pty.slavePath, name) == 0)
+        let link = try SerialBoardLink(
+            name: .path(name), settings: .init(baud: 115_200), wiring: .esp32Classic, clock: WallClock(),
+            environment: SerialPortTests.environment(tree))
         let statuses = Mutex<[String]>([])
         link.onStatus { message in statuses.withLock { $0.append(message) } }
         link.attach { _ in }
+        unlink(name)
         pty.dropSlave()
         pty.hangUp()
         for _ in 0..<200 where statuses.withLock({ $0.isEmpty }) { try await Task.sleep(for: .milliseconds(10)) }
