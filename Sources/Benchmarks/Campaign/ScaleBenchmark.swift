@@ -54,8 +54,8 @@ public struct ScaleBenchmark: Sendable {
     /// calling `row` with each finished line (what the machine was doing first, then each table's header).
     ///
     /// Each run's report directory is removed only once every run is done. On ext4 without a journal, new inodes
-    /// skip, one by one, those freed in the last 30 s: a 1,024-board run started right after the previous one's
-    /// files were deleted spent 1.5 s of its 5.3 s creating its own.
+    /// skip, one by one, those freed in the last minute (six while their inode table block is dirty): a 1,024-board
+    /// run started right after the previous one's files were deleted spent 1.5 s of its 5.3 s creating its own.
     public func run(executable: String, scratch: String, row: (String) -> Void) throws {
         var finished: [String] = []
         defer { for directory in finished { try? FileManager.default.removeItem(atPath: directory) } }
