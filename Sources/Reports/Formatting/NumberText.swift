@@ -7,7 +7,7 @@ enum NumberText {
     /// Seconds with three decimals, as JUnit `time` attributes want them (the schema's `SUREFIRE_TIME` has no
     /// sign, so a negative duration is written as zero).
     static func seconds3(_ duration: Duration) -> String {
-        String(format: "%.3f", max(0, duration.seconds))
+        decimal(rounded(max(.zero, duration), decimals: 3), decimals: 3)
     }
 
     /// A number as people read it: integers without a fraction, at most three decimals from 1 up, three
@@ -15,7 +15,15 @@ enum NumberText {
     static func human(_ value: Double) -> String {
         if let special = nonFinite(value) { return special }
         if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
-        if abs(value) >= 1 { return trimmingZeros(String(format: "%.3f", value)) }
+        if abs(value) >= 1 {
+            // Thousandths in integers, unless the value lies so close to a tie that the product's rounding could
+            // decide it differently from the exact binary value: then printf decides.
+            let thousandths = (value * 1000).rounded()
+            if abs(thousandths) < 1e15, abs(value * 1000 - thousandths) < 0.499 {
+                return trimmingZeros(decimal(Int64(thousandths), decimals: 3))
+            }
+            return trimmingZeros(String(format: "%.3f", value))
+        }
         return String(format: "%.3g", value)
     }
 
@@ -38,15 +46,42 @@ enum NumberText {
         let magnitude = Int(log10(abs(value)).rounded(.down))
         let decimals = max(0, min(15, digits - 1 - magnitude))
         let scale = pow(10, Double(decimals))
-        let rounded = (value * scale).rounded() / scale
+        let units = (value * scale).rounded()
+        let rounded = units / scale
         if decimals == 0 || rounded == rounded.rounded(), abs(rounded) < 1e15 { return String(Int64(rounded)) }
-        return trimmingZeros(String(format: "%.\(decimals)f", rounded))
+        // At most `digits` significant digits, so `units` is small and exact: its digits are what printf's "%.Nf"
+        // writes for `rounded`, without the format parsing and the bridging (a fifth of metrics.prom's time).
+        guard abs(units) < 1e15 else { return trimmingZeros(String(format: "%.\(decimals)f", rounded)) }
+        return trimmingZeros(decimal(Int64(units), decimals: decimals))
     }
 
     /// A point on the rig clock for log listings: `+12.345678s`, microsecond precision.
     static func rigTime(_ instant: RigInstant) -> String {
-        let seconds = instant.sinceOrigin.seconds
-        return (seconds < 0 ? "" : "+") + String(format: "%.6f", seconds) + "s"
+        let micro = rounded(instant.sinceOrigin, decimals: 6)
+        return (instant.sinceOrigin < .zero ? "-" : "+") + decimal(micro.magnitude, decimals: 6) + "s"
+    }
+
+    /// `duration` in units of 10^-`decimals` s, rounded half away from zero, from its exact attoseconds.
+    static func rounded(_ duration: Duration, decimals: Int) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        let total = Int128(seconds) * 1_000_000_000_000_000_000 + Int128(attoseconds)
+        var unit: Int128 = 1
+        for _ in decimals..<18 { unit *= 10 }
+        let half = unit / 2
+        return Int64(clamping: total >= 0 ? (total + half) / unit : -((-total + half) / unit))
+    }
+
+    /// `units` × 10^-`decimals` with exactly `decimals` decimals: (3_500_250, 6) → `3.500250`, (-5, 3) → `-0.005`.
+    static func decimal<Units: BinaryInteger>(_ units: Units, decimals: Int) -> String {
+        var digits = Array(String(units.magnitude).utf8)
+        if decimals > 0 {
+            if digits.count <= decimals {
+                digits.insert(contentsOf: repeatElement(UInt8(ascii: "0"), count: decimals + 1 - digits.count), at: 0)
+            }
+            digits.insert(UInt8(ascii: "."), at: digits.count - decimals)
+        }
+        if units < 0 { digits.insert(UInt8(ascii: "-"), at: 0) }
+        return String(decoding: digits, as: UTF8.self)
     }
 
     /// The JUnit `timestamp` form, `2025-03-01T09:30:00`: UTC, whole seconds, no zone designator (the form the

@@ -68,6 +68,8 @@ extension JUnitWriter {
     /// `name` with control characters made visible (`\x07`, as everywhere else) and whitespace made `_`.
     static func propertyName(_ name: String) -> String {
         let name = VisibleText.visible(name)
+        // ASCII without a space or a control (visible leaves none) has no whitespace: no scalar properties to look up.
+        guard name.utf8.contains(where: { $0 <= 0x20 || $0 >= 0x7F }) else { return name }
         guard name.unicodeScalars.contains(where: \.properties.isWhitespace) else { return name }
         var result = ""
         for scalar in name.unicodeScalars {

@@ -85,6 +85,8 @@ extension JUnitWriter {
     /// Indents every line after the first (lines end at LF, CR LF or a lone CR), so a multi-line message
     /// cannot pass for timeline entries. Line breaks at the end (consoles send `\r\n`) are dropped.
     private static func continued(_ message: String) -> String {
+        // Most messages are one line: nothing to do (CR and LF are ASCII, so never inside a multi-byte scalar).
+        guard message.utf8.contains(where: { $0 == 0x0A || $0 == 0x0D }) else { return message }
         var scalars = Substring(message).unicodeScalars
         while let last = scalars.last, last == "\n" || last == "\r" { scalars.removeLast() }
         var text = ""

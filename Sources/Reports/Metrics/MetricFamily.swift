@@ -76,6 +76,19 @@ struct BaseUnit {
     }
 
     static func sanitized(_ name: String) -> String {
+        func allowed(_ byte: UInt8) -> Bool {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"):
+                true
+            default: false
+            }
+        }
+        if name.utf8.allSatisfy(allowed) { return name }
+        // ASCII text: byte for byte. Otherwise one `_` per scalar, however many bytes it takes.
+        if name.utf8.allSatisfy({ $0 < 0x80 }) {
+            return String(decoding: name.utf8.map { allowed($0) ? $0 : UInt8(ascii: "_") }, as: UTF8.self)
+        }
         var result = ""
         for scalar in name.unicodeScalars {
             let ok = scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || scalar == "_")

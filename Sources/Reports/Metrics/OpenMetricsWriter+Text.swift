@@ -27,9 +27,9 @@ struct FamilyBuilder {
         let sorted = values.filter { !$0.isNaN }.sorted()
         var below = 0
         var samples: [MetricFamily.Sample] = []
-        for bound in OpenMetricsWriter.bucketBounds {
+        for (bound, text) in Self.bucketLabels {
             while below < sorted.count, sorted[below] <= bound { below += 1 }
-            samples.append(.init(suffix: "_bucket", labels: labels + [("le", Self.bound(bound))], value: Double(below)))
+            samples.append(.init(suffix: "_bucket", labels: labels + [("le", text)], value: Double(below)))
         }
         samples.append(.init(suffix: "_bucket", labels: labels + [("le", "+Inf")], value: Double(sorted.count)))
         samples.append(.init(suffix: "_count", labels: labels, value: Double(sorted.count)))
@@ -53,6 +53,9 @@ struct FamilyBuilder {
         families.append(MetricFamily(name: name, kind: kind, unit: unit, help: help))
         return families.count - 1
     }
+
+    /// Every bucket's bound with its `le` text, written once rather than for every histogram.
+    private static let bucketLabels = OpenMetricsWriter.bucketBounds.map { ($0, bound($0)) }
 
     /// A bucket bound as OpenMetrics writes it canonically: `0.001`, `1.0`, `100000.0`.
     static func bound(_ value: Double) -> String {
