@@ -1,6 +1,7 @@
 import BLECore
 import Foundation
 import Orchestrator
+import Reports
 
 /// What `blerig run` does with history: the leases live there, it records where the run comes from, resolves
 /// the baseline the run is compared with, and stores the run once its reports are written. The database is
@@ -23,9 +24,9 @@ public struct RunRecording: Sendable {
     }
 
     /// Stores the finished run; returns the line saying where, or throws what went wrong.
-    public func store(_ result: CampaignResult) async throws(HistoryError) -> String {
+    public func store(_ result: RunResult) async throws(HistoryError) -> String {
         let rows: RunRows
-        do { rows = try RunRows(result.result) } catch {
+        do { rows = try RunRows(result) } catch {
             throw HistoryError(database: history.location.description, message: error.message)
         }
         let clock = ContinuousClock()

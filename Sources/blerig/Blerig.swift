@@ -142,6 +142,7 @@ extension Blerig {
             let quiet = quiet
             let result: CampaignResult
             let recording = try await history.recording(out: out, rigFile: campaign.rig, errors: errors)
+            let storing = HistoryStoring(recording)
             do {
                 let rerun = try rerunFailed.map { reference throws(CampaignError) in
                     try RerunPlan.load(reference, outputRoot: out)
@@ -151,7 +152,7 @@ extension Blerig {
                 result = try await campaign.run(
                     RunOptions(
                         outputRoot: out, timeout: timeout, leasing: recording.leasing, judge: judge,
-                        provenance: recording.provenance),
+                        provenance: recording.provenance, resultReady: storing.start),
                     control: control
                 ) { line in
                     if !quiet || line.contains("FAILED") || line.contains("ERROR") || line.contains("INTERRUPTED")
@@ -184,7 +185,7 @@ extension Blerig {
                     if status == .passed { status = .infrastructure }
                 }
             }
-            if !(await history.store(result, in: recording, output: output, errors: errors)), status == .passed {
+            if !(await storing.finish(result.result, output: output, errors: errors)), status == .passed {
                 status = .infrastructure
             }
             output.print(

@@ -2,6 +2,8 @@ import ArgumentParser
 import Foundation
 import History
 import Orchestrator
+import Reports
+import Synchronization
 
 /// `--history` for the commands that read history.
 struct HistoryOptions: ParsableArguments {
@@ -168,20 +170,41 @@ extension RunHistoryOptions {
             errors.print("blerig: \($0)")
         }
     }
+}
 
-    /// Stores the run; false (after saying why) when it could not be stored.
-    func store(
-        _ result: CampaignResult, in recording: RunRecording, output: LineOutput, errors: LineOutput
-    ) async
-        -> Bool
-    {
-        do {
-            output.print(try await recording.store(result))
-            await recording.close()
+/// Stores a run in history as soon as its result is folded (``RunOptions/resultReady``), beside the rendering of its
+/// final reports rather than after them.
+final class HistoryStoring: Sendable {
+    private let recording: RunRecording
+    private let task = Mutex<Task<Result<String, HistoryError>, Never>?>(nil)
+
+    init(_ recording: RunRecording) { self.recording = recording }
+
+    /// Starts storing `result`; a second call does nothing.
+    func start(_ result: RunResult) {
+        let recording = recording
+        task.withLock { task in
+            guard task == nil else { return }
+            task = Task {
+                do throws(HistoryError) { return .success(try await recording.store(result)) } catch {
+                    return .failure(error)
+                }
+            }
+        }
+    }
+
+    /// Waits for the store (starting it if the run never said its result was ready), prints where the run went,
+    /// and closes the history; false (after saying why) when it could not be stored.
+    func finish(_ result: RunResult, output: LineOutput, errors: LineOutput) async -> Bool {
+        start(result)
+        let outcome = await task.withLock { $0 }!.value
+        await recording.close()
+        switch outcome {
+        case .success(let line):
+            output.print(line)
             return true
-        } catch {
+        case .failure(let error):
             errors.print("blerig: the run was not stored: \(error)")
-            await recording.close()
             return false
         }
     }

@@ -2,6 +2,7 @@ import Benches
 import Foundation
 import Orchestrator
 import Reports
+import Synchronization
 import Testing
 
 /// The reports a real campaign writes: every file there, the same testcases whatever the faults or however the
@@ -67,6 +68,28 @@ struct ReportFilesTests {
             prom.contains("blerig_handshake_connect_seconds_bucket{")
                 || prom.contains("blerig_handshake_connect_p50_seconds{"))
         #expect(prom.contains("blerig_handshake_connect_samples{") || prom.contains("blerig_handshake_connect_seconds_count{"))
+    }
+
+    /// History stores the run beside the rendering of its reports: it gets the same result, once, and before
+    /// junit.xml exists.
+    @Test("the folded result is handed over once, before the final reports are written")
+    func resultReadyBeforeReports() async throws {
+        let root = CampaignTests.outputRoot()
+        let handed = Mutex<[(result: RunResult, junitWritten: Bool)]>([])
+        let options = RunOptions(outputRoot: root) { result in
+            let directories = (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []
+            let written = directories.contains {
+                FileManager.default.fileExists(atPath: "\(root)/\($0)/junit.xml")
+            }
+            handed.withLock { $0.append((result, written)) }
+        }
+        let run = try await CampaignTests.run(Self.rig(dropsPerHour: 0), options: options)
+        let calls = handed.withLock { $0 }
+        try #require(calls.count == 1)
+        #expect(!calls[0].junitWritten)
+        #expect(calls[0].result.counts == run.result.counts)
+        #expect(calls[0].result.boards.map(\.id) == run.result.boards.map(\.id))
+        #expect(calls[0].result.run?.runID == run.runID)
     }
 
     @Test("--push-metrics PUTs the run's metrics as Prometheus text to /metrics/job/blerig/rig/<rig>")

@@ -142,6 +142,7 @@ public struct Campaign: Sendable {
         problems += files.finish()
         let result = recorder.result
         let judgement = await options.judge?.judge(result)
+        options.resultReady?(result)
         let summary =
             result.summaryTable(keyStatistics: [.p50, .value], metrics: Self.summaryMetrics)
             + radios.map { $0.line + "\n" }.joined() + (judgement?.summary ?? "")
@@ -191,10 +192,14 @@ public struct RunOptions: Sendable {
     public var judge: (any RunJudge)?
     /// Where the run comes from, recorded on its `runStarted` event (and so in history).
     public var provenance: RunProvenance
+    /// Called once with the folded result when the run is over, before its final reports are rendered: work
+    /// that needs the result but not the reports (storing it in history) starts here and runs beside them.
+    public var resultReady: (@Sendable (RunResult) -> Void)?
 
     public init(
         outputRoot: String = "reports", horizon: Duration = Campaign.horizon, timeout: Duration? = nil,
-        leasing: (any BoardLeasing)? = nil, judge: (any RunJudge)? = nil, provenance: RunProvenance = RunProvenance()
+        leasing: (any BoardLeasing)? = nil, judge: (any RunJudge)? = nil, provenance: RunProvenance = RunProvenance(),
+        resultReady: (@Sendable (RunResult) -> Void)? = nil
     ) {
         self.outputRoot = outputRoot
         self.horizon = horizon
@@ -202,6 +207,7 @@ public struct RunOptions: Sendable {
         self.leasing = leasing
         self.judge = judge
         self.provenance = provenance
+        self.resultReady = resultReady
     }
 }
 
