@@ -64,6 +64,17 @@ public final class LazyHistory: RunHistory {
         try await open().release(resource: resource, token: token)
     }
     public func leases() async throws(HistoryError) -> (leases: [LeaseRecord], now: Date) { try await open().leases() }
+    public func tryAcquire(_ requests: [LeaseRequest], owner: String, token: String, ttl: Duration)
+        async throws(HistoryError) -> LeasePrefix
+    {
+        try await open().tryAcquire(requests, owner: owner, token: token, ttl: ttl)
+    }
+    public func renew(resources: [String], token: String, ttl: Duration) async throws(HistoryError) -> Set<String> {
+        try await open().renew(resources: resources, token: token, ttl: ttl)
+    }
+    public func release(resources: [String], token: String) async throws(HistoryError) {
+        try await open().release(resources: resources, token: token)
+    }
 
     /// Closes the history if it was opened.
     public func close() async {

@@ -118,6 +118,102 @@ struct LeaseTests {
     }
 
     @Test(
+        "leases taken together stop at the first held one; renewal names the lost ones; release takes only ours",
+        arguments: Backend.allCases)
+    func severalAtOnce(backend: Backend) async throws {
+        try await HistoryTesting.withHistory(backend) { history in
+            _ = try await history.tryAcquire(resource: "r3", board: "b3", owner: "bob", token: "tb", ttl: .seconds(30))
+            let requests = (1...4).map { LeaseRequest(resource: "r\($0)", board: "b\($0)") }
+            let prefix = try await history.tryAcquire(requests, owner: "alice", token: "ta", ttl: .seconds(30))
+            #expect(prefix.acquired.map(\.resource) == ["r1", "r2"])
+            #expect(prefix.acquired.allSatisfy { $0.owner == "alice" && $0.token == "ta" })
+            #expect(prefix.stoppedBy?.owner == "bob" && prefix.stoppedBy?.resource == "r3")
+            let now = try #require(prefix.now)
+            #expect(try #require(prefix.stoppedBy).expiresAt > now)
+            // r4 was free, but it comes after the held r3: taking it would break the order runs take boards in.
+            #expect(try await history.leases().leases.map(\.resource) == ["r1", "r2", "r3"])
+            let lost = try await history.renew(resources: ["r1", "r2", "r3", "r9"], token: "ta", ttl: .seconds(60))
+            #expect(lost == ["r3", "r9"])
+            let renewed = try await history.leases().leases.filter { $0.owner == "alice" }
+            #expect(renewed.allSatisfy { $0.expiresAt.timeIntervalSince($0.renewedAt) > 59 })
+            try await history.release(resources: ["r1", "r2", "r3"], token: "ta")
+            #expect(try await history.leases().leases.map(\.owner) == ["bob"])
+            // All free: all taken.
+            let all = try await history.tryAcquire(
+                [LeaseRequest(resource: "r1", board: "b1"), LeaseRequest(resource: "r2", board: "b2")], owner: "alice",
+                token: "ta", ttl: .seconds(30))
+            #expect(all.acquired.count == 2 && all.stoppedBy == nil)
+        }
+    }
+
+    @Test(
+        "boards leased together share one heartbeat: all outlive their time to live, a lost one is said and dropped",
+        arguments: Backend.allCases)
+    func groupHeartbeat(backend: Backend) async throws {
+        try await HistoryTesting.withHistory(backend) { history in
+            let said = Mutex<[String]>([])
+            let owner = LeaseOwner(name: "a")
+            let holder = DatabaseLeasing(store: history, owner: owner, ttl: .seconds(3)) { line in
+                said.withLock { $0.append(line) }
+            }
+            let keys = (1...3).map { BoardLeaseKey(resource: "rig:farm/b\($0)", board: "b\($0)") }
+            let (count, held) = try #require(try await holder.acquireAvailable(keys))
+            #expect(count == 3)
+            // Another hand removes b2's lease: the next renewal finds it gone.
+            #expect(try await history.release(resource: keys[1].resource, token: owner.token))
+            try await Task.sleep(for: .milliseconds(4500))
+            let leases = try await history.leases()
+            #expect(leases.leases.map(\.resource) == [keys[0].resource, keys[2].resource])
+            #expect(leases.leases.allSatisfy { $0.expiresAt > leases.now && $0.renewedAt > $0.acquiredAt })
+            let lines = said.withLock { $0 }
+            #expect(lines == ["board b2: the lease on rig:farm/b2 was lost (it expired and another run took it)"])
+            await held.release()
+            #expect(try await history.leases().leases.isEmpty)
+        }
+    }
+
+    @Test(
+        "a campaign takes the boards free before a held one at once, waits for that one, then takes the rest",
+        arguments: Backend.allCases)
+    func campaignAroundAHeldBoard(backend: Backend) async throws {
+        try await HistoryTesting.withHistory(backend) { history in
+            let rigPath = try HistoryTesting.rigFile(
+                """
+                rig: middle-farm
+                radio: virtual
+                boards:
+                  - {id: esp-01, profile: esp-point}
+                  - {id: hrm-01, profile: hrm}
+                  - {id: nano-01, profile: nano33-ble-sense}
+                suites: [discovery]
+                """)
+            let campaign = try Campaign(rigFile: rigPath, benches: BenchBuilder())
+            let keys = campaign.rig.boards.map { BoardLeaseKey($0, rig: campaign.rig) }.sorted { $0.resource < $1.resource }
+            try #require(keys.count >= 3)
+            let middle = keys[1]
+            _ = try await history.tryAcquire(
+                resource: middle.resource, board: middle.board, owner: "other-host:1", token: "other",
+                ttl: .milliseconds(1500))
+            let lines = Mutex<[String]>([])
+            let leasing = DatabaseLeasing(store: history, owner: LeaseOwner(name: "me:1"), timeout: .seconds(20))
+            let result = try await campaign.run(
+                RunOptions(outputRoot: HistoryTesting.temporaryDirectory("runs"), leasing: leasing)
+            ) { line in lines.withLock { $0.append(line) } }
+            #expect(result.result.counts.errors == 0)
+            let leased = lines.withLock { $0 }.filter { $0.contains(": leased ") || $0.contains(": waiting for ") }
+            // The first board at once, then the wait for the held one (which expires), then the rest.
+            try #require(leased.count == keys.count + 1, "\(leased)")
+            #expect(leased[0].hasPrefix("\(keys[0].board): leased \(keys[0].resource)"))
+            #expect(leased[1].hasPrefix("\(middle.board): waiting for \(middle.resource): held by other-host:1"))
+            #expect(leased[2].hasPrefix("\(middle.board): leased \(middle.resource)"))
+            for (line, key) in zip(leased.dropFirst(3), keys.dropFirst(2)) {
+                #expect(line.hasPrefix("\(key.board): leased \(key.resource)"))
+            }
+            #expect(try await history.leases().leases.isEmpty)
+        }
+    }
+
+    @Test(
         "a board another run holds is not touched: its checks end as infrastructure errors with the lease message",
         arguments: Backend.allCases)
     func campaignWithHeldBoard(backend: Backend) async throws {

@@ -52,7 +52,7 @@ public struct DatabaseLeasing: BoardLeasing {
             }
             switch attempt {
             case .acquired(let record):
-                return HeldLease(record: record, leasing: self)
+                return HeldLease(records: [record], leasing: self)
             case .held(let record, let now):
                 holder = record
                 if lastHolder != record.token {
@@ -77,6 +77,29 @@ public struct DatabaseLeasing: BoardLeasing {
                     + "--lease-timeout; `blerig leases` lists who holds what")
     }
 
+    /// In one step of the store (one transaction on SQLite), under one heartbeat.
+    public func acquireAvailable(_ keys: [BoardLeaseKey]) async throws(BoardLeaseError) -> (
+        count: Int, lease: any BoardLease
+    )? {
+        let prefix: LeasePrefix
+        do {
+            prefix = try await store.tryAcquire(
+                keys.map { LeaseRequest(resource: $0.resource, board: $0.board) }, owner: owner.name,
+                token: owner.token, ttl: ttl)
+        } catch {
+            throw BoardLeaseError("\(Self.boards(keys.map(\.board))): cannot take their leases: \(error)")
+        }
+        guard !prefix.acquired.isEmpty else { return nil }
+        return (prefix.acquired.count, HeldLease(records: prefix.acquired, leasing: self))
+    }
+
+    /// `board esp-01`, or `boards esp-01, esp-02 and 3 more`.
+    static func boards(_ ids: [String]) -> String {
+        guard ids.count > 1 else { return "board \(ids.first ?? "")" }
+        let shown = ids.prefix(2).joined(separator: ", ")
+        return "boards \(shown)" + (ids.count > 2 ? " and \(ids.count - 2) more" : "")
+    }
+
     static func time(_ date: Date) -> String {
         date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: false))
     }
@@ -86,33 +109,41 @@ public struct DatabaseLeasing: BoardLeasing {
     }
 }
 
-/// A lease this process holds, kept alive by a heartbeat task until released.
+/// Leases this process holds, taken together and kept alive by one heartbeat task (each renewal one step of the
+/// store for all of them) until released together. A lease found lost is said so and left out of later renewals.
 final class HeldLease: BoardLease {
-    let record: LeaseRecord
+    let records: [LeaseRecord]
     private let leasing: DatabaseLeasing
+    /// The resources still held: a lost one leaves. Shared with the heartbeat task, which must not hold `self`.
+    private let held: Held
     private let heartbeat: Mutex<Task<Void, Never>?> = Mutex(nil)
 
-    init(record: LeaseRecord, leasing: DatabaseLeasing) {
-        self.record = record
+    init(records: [LeaseRecord], leasing: DatabaseLeasing) {
+        self.records = records
         self.leasing = leasing
-        let (store, resource, token, ttl, lost) = (
-            leasing.store, record.resource, record.token, leasing.ttl, leasing.lost
-        )
-        let board = record.board
+        held = Held(records.map(\.resource))
+        let boards = Dictionary(records.map { ($0.resource, $0.board) }, uniquingKeysWith: { first, _ in first })
+        let (store, token, ttl, lost) = (leasing.store, records.first?.token ?? "", leasing.ttl, leasing.lost)
         heartbeat.withLock {
-            $0 = Task.detached {
+            $0 = Task.detached { [held] in
                 while !Task.isCancelled {
                     do { try await Task.sleep(for: ttl / 3) } catch { return }
+                    let resources = held.resources.withLock { $0 }
+                    guard !resources.isEmpty else { return }
                     do {
-                        if try await store.renew(resource: resource, token: token, ttl: ttl) == nil {
+                        let gone = try await store.renew(resources: resources, token: token, ttl: ttl)
+                        guard !gone.isEmpty else { continue }
+                        held.resources.withLock { $0.removeAll { gone.contains($0) } }
+                        for resource in resources where gone.contains(resource) {
                             lost(
-                                "board \(board): the lease on \(resource) was lost (it expired and another run took it)"
-                            )
-                            return
+                                "board \(boards[resource] ?? ""): the lease on \(resource) was lost (it expired and "
+                                    + "another run took it)")
                         }
                     } catch {
-                        // The database may come back before the lease expires: keep trying, but say so.
-                        lost("board \(board): could not renew the lease on \(resource): \(error)")
+                        // The database may come back before the leases expire: keep trying, but say so.
+                        lost(
+                            "\(DatabaseLeasing.boards(resources.map { boards[$0] ?? $0 })): could not renew "
+                                + "\(resources.count == 1 ? "the lease on \(resources[0])" : "their leases"): \(error)")
                     }
                 }
             }
@@ -127,10 +158,19 @@ final class HeldLease: BoardLease {
         guard let task else { return }
         task.cancel()
         await task.value
-        do { try await leasing.store.release(resource: record.resource, token: record.token) } catch {
+        let resources = held.resources.withLock { $0 }
+        guard !resources.isEmpty, let token = records.first?.token else { return }
+        do { try await leasing.store.release(resources: resources, token: token) } catch {
+            let boards = records.filter { resources.contains($0.resource) }.map(\.board)
             leasing.lost(
-                "board \(record.board): could not release the lease on \(record.resource): \(error) "
-                    + "(it expires by itself)")
+                "\(DatabaseLeasing.boards(boards)): could not release "
+                    + "\(resources.count == 1 ? "the lease on \(resources[0])" : "their \(resources.count) leases"): "
+                    + "\(error) (\(resources.count == 1 ? "it expires" : "they expire") by itself)")
         }
+    }
+
+    final class Held: Sendable {
+        let resources: Mutex<[String]>
+        init(_ resources: [String]) { self.resources = Mutex(resources) }
     }
 }

@@ -56,4 +56,76 @@ public protocol LeaseStore: Sendable {
 
     /// Every lease in the table, expired ones included, by resource; with the database's clock now.
     func leases() async throws(HistoryError) -> (leases: [LeaseRecord], now: Date)
+
+    /// Takes the leases on `requests` in their order until one is held by another token: those it took (a prefix
+    /// of `requests`), and that holder. What `tryAcquire(resource:…)` would do one request at a time, without
+    /// ever waiting; a store may do it in one round trip.
+    func tryAcquire(_ requests: [LeaseRequest], owner: String, token: String, ttl: Duration)
+        async throws(HistoryError) -> LeasePrefix
+
+    /// Extends by `ttl` every lease of `resources` that `token` still holds; returns those it no longer holds.
+    func renew(resources: [String], token: String, ttl: Duration) async throws(HistoryError) -> Set<String>
+
+    /// Removes every lease of `resources` that `token` still holds.
+    func release(resources: [String], token: String) async throws(HistoryError)
+}
+
+/// A lease to take: on what, for which board of the rig.
+public struct LeaseRequest: Sendable, Hashable {
+    public var resource: String
+    public var board: String
+
+    public init(resource: String, board: String) {
+        self.resource = resource
+        self.board = board
+    }
+}
+
+/// What taking several leases in order got: the leases taken, then the lease that stopped it, if one did.
+public struct LeasePrefix: Sendable, Hashable {
+    public var acquired: [LeaseRecord]
+    /// The first lease another token holds unexpired, with the database's clock when it was seen.
+    public var stoppedBy: LeaseRecord?
+    public var now: Date?
+
+    public init(acquired: [LeaseRecord], stoppedBy: LeaseRecord? = nil, now: Date? = nil) {
+        self.acquired = acquired
+        self.stoppedBy = stoppedBy
+        self.now = now
+    }
+}
+
+extension LeaseStore {
+    /// One request at a time: each a step of its own.
+    public func tryAcquire(_ requests: [LeaseRequest], owner: String, token: String, ttl: Duration)
+        async throws(HistoryError) -> LeasePrefix
+    {
+        var prefix = LeasePrefix(acquired: [])
+        for request in requests {
+            switch try await tryAcquire(
+                resource: request.resource, board: request.board, owner: owner, token: token, ttl: ttl)
+            {
+            case .acquired(let record): prefix.acquired.append(record)
+            case .held(let holder, let now):
+                prefix.stoppedBy = holder
+                prefix.now = now
+                return prefix
+            }
+        }
+        return prefix
+    }
+
+    /// One resource at a time.
+    public func renew(resources: [String], token: String, ttl: Duration) async throws(HistoryError) -> Set<String> {
+        var lost: Set<String> = []
+        for resource in resources where try await renew(resource: resource, token: token, ttl: ttl) == nil {
+            lost.insert(resource)
+        }
+        return lost
+    }
+
+    /// One resource at a time.
+    public func release(resources: [String], token: String) async throws(HistoryError) {
+        for resource in resources { try await release(resource: resource, token: token) }
+    }
 }

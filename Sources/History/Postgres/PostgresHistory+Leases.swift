@@ -4,7 +4,9 @@ import PostgresNIO
 
 /// Leases on PostgreSQL: one `INSERT … ON CONFLICT DO UPDATE … WHERE` statement takes a lease that is free,
 /// expired, or already ours, atomically (a concurrent taker waits on the row lock, then sees the new holder).
-/// Times are the server's `clock_timestamp()`, so every host judges expiry by the same clock.
+/// Times are the server's `clock_timestamp()`, so every host judges expiry by the same clock. Several leases are
+/// taken one statement each (each atomic: a run takes its boards in order, so no step needs the next), and renewed
+/// or given back in one statement.
 extension PostgresHistory {
     static let now = "extract(epoch FROM clock_timestamp())::float8"
     static let leaseColumns = "resource, board, owner, token, acquired_at, renewed_at, expires_at"
@@ -58,6 +60,25 @@ extension PostgresHistory {
             RETURNING \(unescaped: Self.leaseColumns)
             """
         ).isEmpty
+    }
+
+    /// One statement for all of them.
+    public func renew(resources: [String], token: String, ttl: Duration) async throws(HistoryError) -> Set<String> {
+        let renewed = try await leaseRows(
+            """
+            UPDATE leases SET renewed_at = \(unescaped: Self.now), expires_at = \(unescaped: Self.now) + \(ttl.seconds)
+            WHERE resource = ANY(\(resources)) AND token = \(token) RETURNING \(unescaped: Self.leaseColumns)
+            """)
+        return Set(resources).subtracting(renewed.map(\.lease.resource))
+    }
+
+    /// One statement for all of them.
+    public func release(resources: [String], token: String) async throws(HistoryError) {
+        _ = try await leaseRows(
+            """
+            DELETE FROM leases WHERE resource = ANY(\(resources)) AND token = \(token)
+            RETURNING \(unescaped: Self.leaseColumns)
+            """)
     }
 
     public func leases() async throws(HistoryError) -> (leases: [LeaseRecord], now: Date) {

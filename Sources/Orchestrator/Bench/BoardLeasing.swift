@@ -7,6 +7,17 @@ public protocol BoardLeasing: Sendable {
     func acquire(
         _ key: BoardLeaseKey, waiting: @escaping @Sendable (String) -> Void
     ) async throws(BoardLeaseError) -> any BoardLease
+
+    /// Leases at once, never waiting, the boards of `keys` in their order up to the first another owner holds:
+    /// how many it got (a prefix of `keys`), under one lease that is kept alive and released for all of them.
+    func acquireAvailable(_ keys: [BoardLeaseKey]) async throws(BoardLeaseError) -> (count: Int, lease: any BoardLease)?
+}
+
+extension BoardLeasing {
+    /// None at once: every board is leased with ``acquire(_:waiting:)``, one at a time.
+    public func acquireAvailable(_ keys: [BoardLeaseKey]) async throws(BoardLeaseError) -> (
+        count: Int, lease: any BoardLease
+    )? { nil }
 }
 
 /// A held lease. The holder keeps it alive (a heartbeat) until it is released.

@@ -7,11 +7,12 @@ import Reports
 /// board is touched unleased, and no wall-clock wait happens inside the virtual farm's simulation) and given back
 /// after it closes.
 ///
-/// Boards are leased one at a time in the order of their resource names, so two runs that share several boards
-/// always ask for them in the same order and cannot each hold one that the other waits for.
+/// Boards are leased in the order of their resource names, so two runs that share several boards always ask for
+/// them in the same order and cannot each hold one that the other waits for. Every board free at that moment is
+/// taken in one step, up to the first one held; that one is waited for, and the rest taken the same way again.
 struct CampaignLeases: Sendable {
-    /// The leases held, with the board and resource each is on.
-    private(set) var held: [(key: BoardLeaseKey, lease: any BoardLease)] = []
+    /// The leases held, each with the boards (and resources) it is on: one lease may hold many boards.
+    private(set) var held: [(keys: [BoardLeaseKey], lease: any BoardLease)] = []
     /// Boards that could not be leased, with why; their checks end as infrastructure errors.
     private(set) var refused: [String: String] = [:]
 
@@ -25,16 +26,30 @@ struct CampaignLeases: Sendable {
         guard let leasing else { return leases }
         let keys = rig.boards.map { BoardLeaseKey($0, rig: rig) }
             .sorted { ($0.resource, $0.board) < ($1.resource, $1.board) }
-        for key in keys {
+        var next = keys.startIndex
+        while next < keys.endIndex {
             if let reason = control.reason {
-                leases.refused[key.board] = "not leased: the run was stopped (\(reason)) while waiting for boards"
-                continue
+                for key in keys[next...] {
+                    leases.refused[key.board] = "not leased: the run was stopped (\(reason)) while waiting for boards"
+                }
+                break
             }
             let asked = ContinuousClock.now
+            // A failure here is met again, and said, by the one-board path below.
+            if let (count, lease) = try? await leasing.acquireAvailable(Array(keys[next...])) {
+                let taken = Array(keys[next..<(next + count)])
+                leases.held.append((taken, lease))
+                let when = "at \(Self.stamp()) after waiting \(asked.duration(to: .now).msText)"
+                for key in taken { progress("\(key.board): leased \(key.resource) \(when)") }
+                next += count
+                continue
+            }
+            let key = keys[next]
+            next += 1
             let outcome = await Self.acquireUnlessStopped(key, leasing: leasing, control: control, progress: progress)
             switch outcome {
             case .success(let lease):
-                leases.held.append((key, lease))
+                leases.held.append(([key], lease))
                 let waited = asked.duration(to: .now)
                 progress("\(key.board): leased \(key.resource) at \(Self.stamp()) after waiting \(waited.msText)")
             case .failure(let error):
@@ -47,8 +62,9 @@ struct CampaignLeases: Sendable {
 
     /// Gives every held lease back, last taken first.
     func release(progress: @escaping @Sendable (String) -> Void) async {
-        for (key, lease) in held.reversed() {
-            progress("\(key.board): releasing the lease on \(key.resource) at \(Self.stamp())")
+        for (keys, lease) in held.reversed() {
+            let stamp = Self.stamp()
+            for key in keys.reversed() { progress("\(key.board): releasing the lease on \(key.resource) at \(stamp)") }
             await lease.release()
         }
     }
