@@ -60,6 +60,7 @@ public struct ScaleBenchmark: Sendable {
         var finished: [String] = []
         defer { for directory in finished { try? FileManager.default.removeItem(atPath: directory) } }
         row(MachineLoad.now.line)
+        row("runs write to \(scratch) (\(FileSystemType.of(scratch) ?? "filesystem unknown"); TMPDIR moves it)")
         row(Self.header)
         for radios in radioCounts {
             for boards in sizes {
