@@ -4,8 +4,8 @@ import Orchestrator
 import Reports
 
 /// What `blerig run` does with history: the leases live there, it records where the run comes from, resolves
-/// the baseline the run is compared with, and stores the run once its reports are written. The database is
-/// opened when first needed (``LazyHistory``).
+/// the baseline the run is compared with, and stores the run once it is over (beside the rendering of its
+/// reports). The database is opened when first needed (``LazyHistory``).
 public struct RunRecording: Sendable {
     public let history: LazyHistory
     public let leasing: DatabaseLeasing
