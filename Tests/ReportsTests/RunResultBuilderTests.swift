@@ -1,4 +1,5 @@
 import BLECore
+import Foundation
 import Testing
 
 @testable import Reports
@@ -67,6 +68,21 @@ struct RunResultBuilderTests {
         #expect(Self.messages(board) == (Array(head) + Array(tail)).map(String.init))
         #expect(board.elidedTimelineEntries == count - head.count - tail.count)
         #expect(board.elisionIndex == (board.elidedTimelineEntries > 0 ? head.count : 0))
+    }
+
+    @Test("boards report in the plan's order whatever order their events came in; boards not planned follow")
+    func planOrder() {
+        let plan = ["a", "b", "c"].map { PlannedBoard(board: $0, profile: "hrm", checks: []) }
+        var builder = RunResultBuilder()
+        builder.take(
+            .runStarted(
+                .init(
+                    runID: "r", rig: "rig", rigFile: "rig.yaml", seed: 1, radio: "virtual", wallStart: Date(),
+                    host: "h", plan: plan)))
+        for board in ["x", "c", "a"] {
+            builder.take(.boardStarted(.init(board: board, profile: "hrm", identity: [], at: .origin)))
+        }
+        #expect(builder.result().boards.map(\.id) == ["a", "b", "c", "x"])
     }
 
     @Test("the kept timeline never exceeds the limit, however many entries come")

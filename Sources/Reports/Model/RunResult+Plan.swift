@@ -8,6 +8,10 @@ extension RunResult {
     /// The reason, first that holds: the bench failed (`not run: the bench failed: <why>`), the run was stopped
     /// (`not run: the run was stopped (<why>)`), the board finished quarantined (`not run: the board was
     /// quarantined`), else `not run: the run log has no result for it`.
+    ///
+    /// The planned boards then come first, in the plan's order (the rig's), and the others after them in the order
+    /// they had: the boards of airs simulated side by side report in the same order however their events
+    /// interleaved.
     public mutating func fillIn(_ plan: [PlannedBoard]) {
         var index: [String: Int] = [:]
         for (position, board) in boards.enumerated() { index[board.id] = position }
@@ -35,6 +39,12 @@ extension RunResult {
             if board.profile == nil { board.profile = planned.profile }
             boards[position] = board
         }
+        var rank: [String: Int] = [:]
+        for (position, planned) in plan.enumerated() where rank[planned.board] == nil { rank[planned.board] = position }
+        let ordered = boards.enumerated().sorted { left, right in
+            (rank[left.element.id] ?? plan.count, left.offset) < (rank[right.element.id] ?? plan.count, right.offset)
+        }
+        boards = ordered.map(\.element)
     }
 
     private func notRunReason(_ board: BoardResult) -> String {

@@ -10,8 +10,9 @@ import BLECore
 /// ```
 ///
 /// The fold is total: any sequence of events gives a result.
-/// - Boards appear in the order of their first event of any kind; a board with no
-///   ``RunEvent/boardStarted(_:)`` has no profile and no identity.
+/// - Boards appear in the plan's order (``RunEvent/RunStarted/plan``, the rig's), then those not planned in the
+///   order of their first event of any kind; a board with no ``RunEvent/boardStarted(_:)`` has no profile and no
+///   identity.
 /// - A ``RunEvent/testFinished(_:)`` completes the earliest unfinished ``RunEvent/testStarted(_:)`` of the same
 ///   board, suite and check, and takes its place; without one it is added where it appears. A check may run
 ///   more than once; each run is its own ``TestResult``, except a retry (``RunEvent/TestFinished/attempt`` above
@@ -26,7 +27,7 @@ import BLECore
 ///   to ``BoardResult/notApplicable``, and the testcase its ``RunEvent/testStarted(_:)`` opened is removed.
 /// - With a plan (``RunEvent/RunStarted/plan``), every planned check the log has no result for becomes a skip
 ///   that says why it was not run (see ``RunResult/fillIn(_:)``), after the board's other checks; a planned board
-///   with no event of its own is added after the others.
+///   with no event of its own takes its place in the plan's order too.
 /// - With a `timelineLimit` `L`, each board keeps the first `L / 4` of its log lines and state transitions and
 ///   the last `L - L / 4`; ``BoardResult/elidedTimelineEntries`` counts the rest (see ``BoardResult``). Checks,
 ///   their numbers and attachments are always kept.
