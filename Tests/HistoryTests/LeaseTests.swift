@@ -193,15 +193,21 @@ struct LeaseTests {
             let middle = keys[1]
             _ = try await history.tryAcquire(
                 resource: middle.resource, board: middle.board, owner: "other-host:1", token: "other",
-                ttl: .milliseconds(1500))
+                ttl: .seconds(60))
             let lines = Mutex<[String]>([])
-            let leasing = DatabaseLeasing(store: history, owner: LeaseOwner(name: "me:1"), timeout: .seconds(20))
+            let leasing = DatabaseLeasing(store: history, owner: LeaseOwner(name: "me:1"), timeout: .seconds(60))
+            // The other run gives the board back once this one says it waits for it.
             let result = try await campaign.run(
                 RunOptions(outputRoot: HistoryTesting.temporaryDirectory("runs"), leasing: leasing)
-            ) { line in lines.withLock { $0.append(line) } }
+            ) { line in
+                lines.withLock { $0.append(line) }
+                if line.contains(": waiting for ") {
+                    Task { try await history.release(resource: middle.resource, token: "other") }
+                }
+            }
             #expect(result.result.counts.errors == 0)
             let leased = lines.withLock { $0 }.filter { $0.contains(": leased ") || $0.contains(": waiting for ") }
-            // The first board at once, then the wait for the held one (which expires), then the rest.
+            // The first board at once, then the wait for the held one, then the rest.
             try #require(leased.count == keys.count + 1, "\(leased)")
             #expect(leased[0].hasPrefix("\(keys[0].board): leased \(keys[0].resource)"))
             #expect(leased[1].hasPrefix("\(middle.board): waiting for \(middle.resource): held by other-host:1"))
