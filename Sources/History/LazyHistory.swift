@@ -64,7 +64,9 @@ public final class LazyHistory: RunHistory {
         try await open().release(resource: resource, token: token)
     }
     public func leases() async throws(HistoryError) -> (leases: [LeaseRecord], now: Date) { try await open().leases() }
-    public func tryAcquire(_ requests: [LeaseRequest], owner: String, token: String, ttl: Duration)
+    public func tryAcquire(
+        _ requests: [LeaseRequest], owner: String, token: String, ttl: Duration
+    )
         async throws(HistoryError) -> LeasePrefix
     {
         try await open().tryAcquire(requests, owner: owner, token: token, ttl: ttl)

@@ -188,7 +188,9 @@ struct LeaseTests {
                 suites: [discovery]
                 """)
             let campaign = try Campaign(rigFile: rigPath, benches: BenchBuilder())
-            let keys = campaign.rig.boards.map { BoardLeaseKey($0, rig: campaign.rig) }.sorted { $0.resource < $1.resource }
+            let keys = campaign.rig.boards.map { BoardLeaseKey($0, rig: campaign.rig) }.sorted {
+                $0.resource < $1.resource
+            }
             try #require(keys.count >= 3)
             let middle = keys[1]
             _ = try await history.tryAcquire(

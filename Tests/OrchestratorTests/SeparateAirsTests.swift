@@ -93,7 +93,8 @@ struct SeparateAirsTests {
 
     @Test("every board must name its radio when each radio has an air of its own")
     func unpinnedBoardsAreRefused() throws {
-        let yaml = Self.rig.replacingOccurrences(of: "{id: hrm-02, profile: hrm, radio: r3}", with: "{id: hrm-02, profile: hrm}")
+        let yaml = Self.rig.replacingOccurrences(
+            of: "{id: hrm-02, profile: hrm, radio: r3}", with: "{id: hrm-02, profile: hrm}")
         let path = try RigTesting.temporaryFile(Array(yaml.utf8))
         #expect {
             _ = try Campaign(rigFile: path, seed: nil, benches: BenchBuilder())

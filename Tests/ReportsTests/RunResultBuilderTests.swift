@@ -120,9 +120,10 @@ struct RunResultBuilderTests {
             .transition(.init(board: "b", at: SampleRuns.at(1), from: "x", to: "connected", reason: "")),
             line(3, "same instant, after"), line(4, "b"),
         ]
-        #expect(Self.messages(Self.fold(events, limit: nil).boards[0]) == [
-            "a", "→connected", "ready", "same instant, after", "b",
-        ])
+        #expect(
+            Self.messages(Self.fold(events, limit: nil).boards[0]) == [
+                "a", "→connected", "ready", "same instant, after", "b",
+            ])
         // With a limit, the head and the tail each keep time order; the gap stays where it was.
         let many = (0..<10).map { line($0 * 2, "\($0 * 2)") } + [line(15, "late")] + [line(20, "20")]
         let board = Self.fold(many, limit: 8).boards[0]

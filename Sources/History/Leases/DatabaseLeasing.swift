@@ -78,7 +78,9 @@ public struct DatabaseLeasing: BoardLeasing {
     }
 
     /// In one step of the store (one transaction on SQLite), under one heartbeat.
-    public func acquireAvailable(_ keys: [BoardLeaseKey]) async throws(BoardLeaseError) -> (
+    public func acquireAvailable(
+        _ keys: [BoardLeaseKey]
+    ) async throws(BoardLeaseError) -> (
         count: Int, lease: any BoardLease
     )? {
         let prefix: LeasePrefix

@@ -60,7 +60,9 @@ public protocol LeaseStore: Sendable {
     /// Takes the leases on `requests` in their order until one is held by another token: those it took (a prefix
     /// of `requests`), and that holder. What `tryAcquire(resource:…)` would do one request at a time, without
     /// ever waiting; a store may do it in one round trip.
-    func tryAcquire(_ requests: [LeaseRequest], owner: String, token: String, ttl: Duration)
+    func tryAcquire(
+        _ requests: [LeaseRequest], owner: String, token: String, ttl: Duration
+    )
         async throws(HistoryError) -> LeasePrefix
 
     /// Extends by `ttl` every lease of `resources` that `token` still holds; returns those it no longer holds.
@@ -97,7 +99,9 @@ public struct LeasePrefix: Sendable, Hashable {
 
 extension LeaseStore {
     /// One request at a time: each a step of its own.
-    public func tryAcquire(_ requests: [LeaseRequest], owner: String, token: String, ttl: Duration)
+    public func tryAcquire(
+        _ requests: [LeaseRequest], owner: String, token: String, ttl: Duration
+    )
         async throws(HistoryError) -> LeasePrefix
     {
         var prefix = LeasePrefix(acquired: [])

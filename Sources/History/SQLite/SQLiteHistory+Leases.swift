@@ -18,7 +18,9 @@ extension SQLiteHistory {
     }
 
     /// In one transaction: a thousand boards are taken in one write, not a thousand.
-    public func tryAcquire(_ requests: [LeaseRequest], owner: String, token: String, ttl: Duration)
+    public func tryAcquire(
+        _ requests: [LeaseRequest], owner: String, token: String, ttl: Duration
+    )
         async throws(HistoryError) -> LeasePrefix
     {
         try await write { db in

@@ -15,7 +15,9 @@ public protocol BoardLeasing: Sendable {
 
 extension BoardLeasing {
     /// None at once: every board is leased with ``acquire(_:waiting:)``, one at a time.
-    public func acquireAvailable(_ keys: [BoardLeaseKey]) async throws(BoardLeaseError) -> (
+    public func acquireAvailable(
+        _ keys: [BoardLeaseKey]
+    ) async throws(BoardLeaseError) -> (
         count: Int, lease: any BoardLease
     )? { nil }
 }

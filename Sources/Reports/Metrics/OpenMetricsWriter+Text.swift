@@ -82,7 +82,8 @@ extension OpenMetricsWriter {
                 let name = format == .prometheusText && family.kind == .counter ? exposed : family.name + sample.suffix
                 text += name
                 if !sample.labels.isEmpty {
-                    text += "{" + sample.labels.map { "\($0.name)=\"\(escapedLabel($0.value))\"" }.joined(separator: ",")
+                    text +=
+                        "{" + sample.labels.map { "\($0.name)=\"\(escapedLabel($0.value))\"" }.joined(separator: ",")
                     text += "}"
                 }
                 text += " " + number(sample.value) + "\n"
