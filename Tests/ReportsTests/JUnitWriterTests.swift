@@ -27,6 +27,50 @@ struct JUnitWriterTests {
         try Fixtures.expectGolden(writer.render(RunResult(SampleRuns.interrupted)), named: "interrupted.junit.xml")
     }
 
+    /// GitLab shows a testcase's system-out, not its suite's: a check that did not pass repeats what its board
+    /// logged while it ran (the last 40 entries), a passing one does not.
+    @Test("a failed check's system-out has its board's timeline while it ran, at most its last 40 entries")
+    func failedCheckTimeline() throws {
+        func at(_ ms: Int) -> RigInstant { RigInstant(sinceOrigin: .milliseconds(ms)) }
+        var events: [RunEvent] = [.boardStarted(.init(board: "esp-01", profile: "esp-point", at: at(0)))]
+        events.append(.log(.init(board: "esp-01", at: at(500), level: .info, source: "console", message: "before")))
+        for index in 0..<50 {
+            events.append(
+                .log(
+                    .init(
+                        board: "esp-01", at: at(1000 + index * 10), level: .info, source: "central",
+                        message: "m\(index)")))
+        }
+        events.append(
+            .transition(.init(board: "esp-01", at: at(2000), from: "ready", to: "error", reason: "link lost")))
+        events.append(
+            .testFinished(
+                .init(
+                    board: "esp-01", suite: "ota", test: "clean update", started: at(1000), duration: .seconds(1),
+                    outcome: .failed(message: "no ACK", details: "offset 4096"))))
+        events.append(.log(.init(board: "esp-01", at: at(3500), level: .info, source: "central", message: "after")))
+        events.append(
+            .testFinished(
+                .init(
+                    board: "esp-01", suite: "handshake", test: "ready", started: at(3000), duration: .seconds(1),
+                    outcome: .passed,
+                    measurements: [
+                        MeasuredValue(
+                            metric: "handshake.ready_ms", statistic: .p50, value: 80, unit: .milliseconds,
+                            definition: "d")
+                    ])))
+        let xml = writer.render(RunResult(events))
+        let failed = try XMLLint.xpath("//testcase[@classname='esp-01.ota']/system-out/text()", in: xml)
+        #expect(failed.contains("board esp-01 while this check ran (its last 40 entries; the 11 before them are in "))
+        #expect(failed.contains("[+1.110000s] info     central: m11\n"))
+        #expect(
+            !failed.contains("central: m10\n") && !failed.contains("console: before")
+                && !failed.contains("central: after"))
+        #expect(failed.contains("[+2.000000s] state    ready → error: link lost"))
+        let passed = try XMLLint.xpath("//testcase[@classname='esp-01.handshake']/system-out/text()", in: xml)
+        #expect(passed.contains("handshake.ready_ms") && !passed.contains("while this check ran"))
+    }
+
     static let logs: [(name: String, events: [RunEvent])] = [
         ("bench", SampleRuns.bench), ("nasty", SampleRuns.nasty), ("headless", SampleRuns.headless), ("empty", []),
         ("bench, events out of order", SampleRuns.bench.reversed()), ("interrupted", SampleRuns.interrupted),

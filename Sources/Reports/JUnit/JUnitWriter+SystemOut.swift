@@ -61,6 +61,40 @@ extension JUnitWriter {
 
     /// Numbers (a check's, or a board's own), one metric per line with its definition:
     /// `handshake.ready_ms p50 80.25 ms, p95 98.4 ms, count 200 (connect request → ... notifications enabled)`.
+    /// The most timeline entries a failed check's system-out repeats from its board's.
+    static let excerptLimit = 40
+
+    /// The board's log lines and transitions from `test`'s start to its end on the rig clock, at most the last
+    /// ``excerptLimit`` of them, after a line saying what they are (and how many earlier ones the suite's
+    /// system-out has); empty when there are none.
+    static func timelineExcerpt(_ board: BoardResult, during test: TestResult) -> String {
+        let end = test.started.advanced(by: test.duration)
+        // The timeline is in time order (``TimelineBuffer``): the window is one slice of it.
+        let timeline = board.timeline
+        let first = firstIndex(in: timeline) { $0.at >= test.started }
+        let last = firstIndex(in: timeline) { $0.at > end }
+        let window = timeline[first..<max(first, last)]
+        guard !window.isEmpty else { return "" }
+        let shown = window.suffix(excerptLimit)
+        let earlier = window.count - shown.count
+        var text = "board \(VisibleText.singleLine(board.id)) while this check ran"
+        text +=
+            earlier > 0
+            ? " (its last \(shown.count) entries; the \(earlier) before them are in the suite's system-out):\n" : ":\n"
+        for entry in shown { text += timelineLine(entry) + "\n" }
+        return text
+    }
+
+    /// The first index of sorted `entries` where `reached` holds (it holds from there on); the end if nowhere.
+    private static func firstIndex(in entries: [TimelineEntry], where reached: (TimelineEntry) -> Bool) -> Int {
+        var (low, high) = (0, entries.count)
+        while low < high {
+            let middle = (low + high) / 2
+            if reached(entries[middle]) { high = middle } else { low = middle + 1 }
+        }
+        return low
+    }
+
     static func measurementListing(_ values: [MeasuredValue]) -> String {
         MeasuredValue.groupedByMetric(values).map { group in
             let readings = group.values.map { VisibleText.singleLine($0.reading) }.joined(separator: ", ")

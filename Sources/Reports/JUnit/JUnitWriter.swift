@@ -8,7 +8,8 @@ import Synchronization
 /// Layout:
 /// - `<testsuites name=rig tests failures errors time>`: `time` is the run's wall-clock duration; left out when
 ///   the log has no `runFinished` (the orchestrator died first).
-/// - one `<testsuite>` per board, in the order boards first appear in the log (then boards only the plan names):
+/// - one `<testsuite>` per board, in the plan's order (the rig's), then boards not planned in the order they first
+///   appear in the log:
 ///   `name` = board id, `tests`/`failures`/`errors`/`skipped`, `time` = the wall-clock time of its checks
 ///   (`%.3f` s), `timestamp` = the run's wall-clock start (UTC, `yyyy-MM-ddTHH:mm:ss`), `hostname`, `id` = the
 ///   board's position from 0, `package` = the rig.
@@ -24,7 +25,9 @@ import Synchronization
 ///   message starts with the class (`infrastructure failure: esp-01 ota.clean update: ...`). Earlier attempts of
 ///   a retried check are Surefire's `flakyFailure`/`flakyError` when the last attempt passed, and
 ///   `rerunFailure`/`rerunError` when every attempt failed, each with its message, `<stackTrace>` (the details)
-///   and `<system-out>` (when and how long it ran); see `JUnitWriter+Attempts.swift`.
+///   and `<system-out>` (when and how long it ran); see `JUnitWriter+Attempts.swift`. A check that failed, erred
+///   or was interrupted also carries in its `<system-out>` the board's timeline while it ran (its last
+///   ``excerptLimit`` entries): GitLab shows a testcase's system-out, not its suite's.
 /// - the suite's `<system-out>`: the board's log lines and state transitions on the rig clock, the state it
 ///   finished in, its board-level numbers with their definitions, then `[[ATTACHMENT|path]]` lines for its
 ///   capture and console (GitLab and the Jenkins junit-attachments plugin link them); `<system-err>`: the
@@ -115,7 +118,7 @@ public struct JUnitWriter: Sendable {
             xml.end()
         }
         for test in board.tests {
-            testCase(test, run: result, into: &xml)
+            testCase(test, board: board, run: result, into: &xml)
         }
         xml.element("system-out", text: Self.systemOut(board))
         let warnings = Self.systemErr(board, run: result)
@@ -123,7 +126,9 @@ public struct JUnitWriter: Sendable {
         xml.end()
     }
 
-    private func testCase(_ test: TestResult, run result: RunResult, into xml: inout XMLWriter) {
+    private func testCase(
+        _ test: TestResult, board: BoardResult, run result: RunResult, into xml: inout XMLWriter
+    ) {
         let attributes: XMLWriter.Attributes = [
             ("name", test.name), ("classname", "\(test.board).\(test.suite)"),
             ("time", NumberText.seconds3(Self.wallTime(test, run: result))),
@@ -132,6 +137,7 @@ public struct JUnitWriter: Sendable {
         if result.isVirtual, !test.outcome.isSkip {
             out += "bench time \(NumberText.seconds3(test.duration)) s (virtual farm)\n"
         }
+        if test.outcome.isNonPass { out += Self.timelineExcerpt(board, during: test) }
         let attempts = Self.attemptElements(test)
         if case .passed = test.outcome, out.isEmpty, attempts.isEmpty {
             xml.empty("testcase", attributes)
@@ -197,7 +203,7 @@ public struct JUnitWriter: Sendable {
     /// check it was and where to look.
     static func interruptedDetails(_ test: TestResult) -> String {
         "\(test.board) \(test.suite).\(test.name) started at \(NumberText.rigTime(test.started)) and was stopped "
-            + "before it reached a verdict. The board's log in the suite's system-out shows how far it got."
+            + "before it reached a verdict. Its system-out and the suite's show how far it got."
     }
 }
 
