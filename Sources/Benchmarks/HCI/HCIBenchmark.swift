@@ -1,5 +1,5 @@
-import BenchCore
 import BLECore
+import BenchCore
 import Foundation
 import Orchestrator
 import Radios
