@@ -27,8 +27,6 @@ extension Interop {
                 #expect(central.handshakeMs.count == 3 && central.connectMs.count == 3 && central.writeMs.count == 3)
                 #expect(central.mtu == 247)
                 #expect(central.stream.gaps == 0)
-                let kernel = try #require(central.kernelCpuS)
-                #expect(kernel >= 0 && kernel <= central.cpuS, "kernel \(kernel) s of \(central.cpuS) s")
             }
             #expect(report.blerig.attRequests == report.bumble.attRequests)
             #expect(report.campaign.attRequests == report.bumble.attRequests)
@@ -37,7 +35,6 @@ extension Interop {
 
             let table = report.lines.joined(separator: "\n")
             for metric in HCIBenchmarkReport.metrics { #expect(table.contains(metric)) }
-            #expect(table.contains("of the CPU per handshake, in the kernel: blerig "))
             let json = try JSONSerialization.jsonObject(with: Data(try report.json().utf8)) as? [String: Any]
             let rows = json?["rows"] as? [[String: Any]]
             #expect(rows?.count == HCIBenchmarkReport.metrics.count)

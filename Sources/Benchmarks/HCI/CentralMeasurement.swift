@@ -10,10 +10,6 @@ public struct CentralMeasurement: Sendable, Hashable, Codable {
     /// CPU time of the central over the whole handshake loop (disconnections included), in seconds: its process's,
     /// less ``harnessCpuS``.
     public var cpuS: Double
-    /// The part of ``cpuS`` spent in the kernel (getrusage's system time), in seconds: the socket's system calls,
-    /// and the network stack's work that Linux does in the reading process's context (its ACKs, and the loopback
-    /// segments they release from rootcanal). Nil when the central did not report it.
-    public var kernelCpuS: Double?
     /// CPU time the central's process spent over the loop on the benchmark's own work rather than the central's
     /// (reading rootcanal's and the peripheral's output), in seconds; nil when none ran there (Bumble's process).
     public var harnessCpuS: Double?
@@ -51,15 +47,13 @@ public struct CentralMeasurement: Sendable, Hashable, Codable {
     }
 
     public init(
-        connectMs: [Double], handshakeMs: [Double], attRequests: [Int], cpuS: Double, kernelCpuS: Double? = nil,
-        harnessCpuS: Double? = nil,
+        connectMs: [Double], handshakeMs: [Double], attRequests: [Int], cpuS: Double, harnessCpuS: Double? = nil,
         loopS: Double, writeMs: [Double], stream: Stream, mtu: Int
     ) {
         self.connectMs = connectMs
         self.handshakeMs = handshakeMs
         self.attRequests = attRequests
         self.cpuS = cpuS
-        self.kernelCpuS = kernelCpuS
         self.harnessCpuS = harnessCpuS
         self.loopS = loopS
         self.writeMs = writeMs
@@ -69,11 +63,6 @@ public struct CentralMeasurement: Sendable, Hashable, Codable {
 
     /// CPU milliseconds per handshake.
     public var cpuMsPerHandshake: Double { handshakeMs.isEmpty ? 0 : cpuS * 1000 / Double(handshakeMs.count) }
-
-    /// Of ``cpuMsPerHandshake``, the milliseconds in the kernel; nil when not reported.
-    public var kernelCpuMsPerHandshake: Double? {
-        kernelCpuS.map { handshakeMs.isEmpty ? 0 : $0 * 1000 / Double(handshakeMs.count) }
-    }
 
     /// ATT requests per handshake, on average (they are the same every time against one peripheral).
     public var attRequestsPerHandshake: Double {

@@ -1,5 +1,5 @@
-import BLECore
 import BenchCore
+import BLECore
 import Foundation
 import Orchestrator
 import Radios

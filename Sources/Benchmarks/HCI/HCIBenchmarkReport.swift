@@ -149,15 +149,6 @@ public struct HCIBenchmarkReport: Sendable, Hashable, Encodable {
         lines.append(stream("blerig", blerig))
         lines.append(stream("campaign", campaign))
         lines.append(stream("Bumble", bumble))
-        if [blerig, campaign, bumble].contains(where: { $0.kernelCpuS != nil }) {
-            func kernel(_ m: CentralMeasurement) -> String {
-                m.kernelCpuMsPerHandshake.map { Self.format($0) + " ms" } ?? "not reported"
-            }
-            lines.append(
-                "of the CPU per handshake, in the kernel: blerig \(kernel(blerig)), campaign \(kernel(campaign)), "
-                    + "Bumble \(kernel(bumble)) (getrusage's system time, which Linux splits from the whole by "
-                    + "sampling at its timer tick: approximate over a short loop)")
-        }
         lines.append(
             "versions: " + versions.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
         lines.append(

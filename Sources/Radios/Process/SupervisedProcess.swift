@@ -217,30 +217,20 @@ public final class SupervisedProcess: Sendable {
 
     /// The CPU time this process has spent reading its supervised children's output, all children together, so
     /// far: work a measurement of this process's own CPU may want to leave out (a benchmark that runs rootcanal
-    /// beside the code it measures). Each reader thread adds its own CPU time (RUSAGE_THREAD) after every batch.
-    public static var outputReadingCPU: Duration { outputReadingCPUTimes.total }
+    /// beside the code it measures). Each reader thread adds its own CPU time after every batch.
+    public static var outputReadingCPU: Duration { .nanoseconds(outputReadingNanoseconds.load(ordering: .relaxed)) }
 
-    /// ``outputReadingCPU`` split into user and kernel time.
-    public static var outputReadingCPUTimes: CPUTimes {
-        CPUTimes(
-            user: .microseconds(outputReadingUserMicroseconds.load(ordering: .relaxed)),
-            system: .microseconds(outputReadingSystemMicroseconds.load(ordering: .relaxed)))
-    }
-
-    private static let outputReadingUserMicroseconds = Atomic<Int64>(0)
-    private static let outputReadingSystemMicroseconds = Atomic<Int64>(0)
+    private static let outputReadingNanoseconds = Atomic<Int64>(0)
 
     /// Reads `fd` until end-of-file on a thread of its own, into `output`, in batches (see ``readBatchDelay``; a
     /// read that fills the buffer is followed by the next at once); closes `fd` at the end.
     private static func read(_ fd: Int32, into output: ProcessOutput, name: String) {
         let thread = Thread {
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 1)
-            var counted = CPUTimes.thread
+            var counted: Int64 = 0
             func account() {
-                let used = CPUTimes.thread
-                let added = used - counted
-                outputReadingUserMicroseconds.add(added.user.wholeMicroseconds, ordering: .relaxed)
-                outputReadingSystemMicroseconds.add(added.system.wholeMicroseconds, ordering: .relaxed)
+                let used = threadCPUNanoseconds()
+                outputReadingNanoseconds.add(used - counted, ordering: .relaxed)
                 counted = used
             }
             defer {
@@ -261,6 +251,13 @@ public final class SupervisedProcess: Sendable {
         thread.name = "blerig \(name)"
         thread.start()
     }
+}
+
+/// The calling thread's CPU time so far (CLOCK_THREAD_CPUTIME_ID), in nanoseconds.
+private func threadCPUNanoseconds() -> Int64 {
+    var time = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+    return Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
 }
 
 /// Sleeps the calling thread for `duration` (nanosleep; a signal cuts it short, which only makes the batch smaller).

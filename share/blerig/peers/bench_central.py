@@ -8,10 +8,9 @@ blerig's central runs against peripheral.py, timed and counted the same way, so 
 A handshake is: connect (request → link up), Exchange MTU, discover all primary services, the characteristics of
 each, the descriptors of notify_source, then its CCCD written (subscribed); then disconnect and wait for the link
 to go down. Characteristics and descriptors are discovered with blerig's stopping rule (see below), so both
-centrals send the same requests; every ATT request the GATT client sends is counted. CPU time is
-`time.process_time()` over the whole handshake loop, and of it the kernel's part (getrusage's `ru_stime`). Then,
-on one more link set up the same way (not measured): `--writes` write requests to `echo`, each timed, and the STREAM
-command for `--stream-ms`, whose values are counted until the end-of-stream value.
+centrals send the same requests; every ATT request the GATT client sends is counted. CPU time is `time.process_time()` over the whole
+handshake loop. Then, on one more link set up the same way (not measured): `--writes` write requests to `echo`,
+each timed, and the STREAM command for `--stream-ms`, whose values are counted until the end-of-stream value.
 
 Prints `READY {json}` once its host is up, then one `RESULT {json}` (every sample in milliseconds, so the caller
 computes the statistics for both centrals alike) and exits 0, or one `ERROR {"stage", "error"}` and exits 1.
@@ -25,7 +24,6 @@ import asyncio
 import importlib.metadata
 import logging
 import platform
-import resource
 import secrets
 import struct
 import sys
@@ -189,7 +187,6 @@ async def run(arguments: argparse.Namespace, device: Device) -> dict[str, Any]:
     handshake_ms: list[float] = []
     requests: list[int] = []
     cpu_before = time.process_time()
-    system_before = resource.getrusage(resource.RUSAGE_SELF).ru_stime
     wall_before = time.perf_counter()
     for _ in range(arguments.handshakes):
         session, connect, total = await handshake(device, target, arguments.mtu)
@@ -198,7 +195,6 @@ async def run(arguments: argparse.Namespace, device: Device) -> dict[str, Any]:
         requests.append(session.requests)
         await disconnect(session)
     cpu = time.process_time() - cpu_before
-    kernel_cpu = resource.getrusage(resource.RUSAGE_SELF).ru_stime - system_before
     loop = time.perf_counter() - wall_before
 
     session, _, _ = await handshake(device, target, arguments.mtu)
@@ -223,7 +219,6 @@ async def run(arguments: argparse.Namespace, device: Device) -> dict[str, Any]:
         "handshake_ms": handshake_ms,
         "att_requests": requests,
         "cpu_s": cpu,
-        "kernel_cpu_s": kernel_cpu,
         "loop_s": loop,
         "write_ms": write_ms,
         "stream": stream,
