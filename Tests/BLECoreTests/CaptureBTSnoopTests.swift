@@ -43,6 +43,26 @@ struct CaptureBTSnoopTests {
         #expect(bytes == expected)
     }
 
+    @Test("a record appended to a buffer is the record's own encoding, after what the buffer held")
+    func appendedRecordIsTheRecordEncoded() {
+        var writer = Self.writer
+        writer.noteDropped(3)
+        var generator = SplitMix64(seed: 0xB7_5A00)
+        for round in 0..<200 {
+            let type = [HCI.PacketType.command, .aclData, .event, .synchronousData, .isoData][round % 5]
+            let body = (0..<Int(generator.next() % 300)).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
+            let packet = HCI.H4Packet(type: type, body: body)
+            let direction: HCI.Direction = round % 2 == 0 ? .hostToController : .controllerToHost
+            let at = RigInstant(sinceOrigin: .microseconds(Int64(generator.next() % 1_000_000_000)))
+            let held = (0..<round % 7).map { UInt8($0) }
+            var buffer = held
+            writer.appendRecord(packet, direction: direction, at: at, to: &buffer)
+            let record = writer.record(packet, direction: direction, at: at)
+            #expect(buffer == held + record.encoded, "round \(round)")
+            #expect(writer.recordBytes(packet, direction: direction, at: at) == record.encoded)
+        }
+    }
+
     @Test func recordFlagsFollowDirectionAndKind() {
         #expect(BTSnoop.RecordFlags(direction: .hostToController, type: .aclData).rawValue == 0)
         #expect(BTSnoop.RecordFlags(direction: .controllerToHost, type: .aclData).rawValue == 1)

@@ -44,7 +44,28 @@ extension BTSnoop {
 
         /// The bytes of one record holding an H4 packet.
         public func recordBytes(_ packet: HCI.H4Packet, direction: HCI.Direction, at instant: RigInstant) -> [UInt8] {
-            record(packet, direction: direction, at: instant).encoded
+            var bytes: [UInt8] = []
+            appendRecord(packet, direction: direction, at: instant, to: &bytes)
+            return bytes
+        }
+
+        /// Appends the bytes of one record holding an H4 packet to `bytes`, written straight into it: a capture
+        /// records every packet on the thread that reads the controller.
+        public func appendRecord(
+            _ packet: HCI.H4Packet, direction: HCI.Direction, at instant: RigInstant, to bytes: inout [UInt8]
+        ) {
+            precondition(packet.body.count < Int(UInt32.max), "a btsnoop record holds at most 4 GiB")
+            let length = UInt32(1 + packet.body.count)
+            func append<T: FixedWidthInteger>(_ value: T) {
+                withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0) }
+            }
+            append(length)  // original length
+            append(length)  // included length
+            append(RecordFlags(direction: direction, type: packet.type).rawValue)
+            append(cumulativeDrops)
+            append(timestamp(at: instant))
+            bytes.append(packet.type.rawValue)
+            bytes.append(contentsOf: packet.body)
         }
 
         /// An ATT PDU sent (host → controller) or received (controller → host) on a connection: wrapped in an

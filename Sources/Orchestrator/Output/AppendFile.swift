@@ -42,6 +42,16 @@ final class AppendFile: Sendable {
         if let writer { writer.flushSoon(self) } else { try flush() }
     }
 
+    /// Adds what `write` appends to the buffer, written straight into it; then as ``append(_:)``.
+    func append(_ write: (inout [UInt8]) -> Void) throws(OutputError) {
+        let full = buffer.withLock { buffer -> Bool in
+            write(&buffer)
+            return buffer.count >= threshold
+        }
+        guard full else { return }
+        if let writer { writer.flushSoon(self) } else { try flush() }
+    }
+
     /// Writes everything buffered out soon: on the writer's thread when there is one, here and now otherwise.
     func flushSoon() throws(OutputError) {
         if let writer { writer.flushSoon(self) } else { try flush() }

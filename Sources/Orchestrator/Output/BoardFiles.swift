@@ -10,8 +10,10 @@ import Synchronization
 final class CaptureFiles: CaptureSink {
     private let writer = Mutex(BTSnoop.Writer(unixTimeAtOrigin: .zero))
     private let byBoard: [String: AppendFile]
-    private let byRadio: [String: AppendFile]
-    private let owners = Mutex<[DeviceAddress: String]>([:])
+    /// In the rig's order; a rig has a few radios, found by comparing names rather than hashing one per packet.
+    private let byRadio: [(radio: String, file: AppendFile)]
+    /// Each registered device's board capture.
+    private let owners = Mutex<[DeviceAddress: AppendFile]>([:])
     private let failed: @Sendable (OutputError) -> Void
 
     /// Creates one capture per board, each starting with the btsnoop header.
@@ -28,8 +30,10 @@ final class CaptureFiles: CaptureSink {
         var files: [String: AppendFile] = [:]
         for board in boards { files[board] = try create(Self.relativePath(board)) }
         byBoard = files
-        var radioFiles: [String: AppendFile] = [:]
-        for radio in radios { radioFiles[radio] = try create(Self.relativePath(radio: radio)) }
+        var radioFiles: [(String, AppendFile)] = []
+        for radio in radios where !radioFiles.contains(where: { $0.0 == radio }) {
+            radioFiles.append((radio, try create(Self.relativePath(radio: radio))))
+        }
         byRadio = radioFiles
         self.failed = failed
     }
@@ -44,22 +48,31 @@ final class CaptureFiles: CaptureSink {
 
     /// From now on, traffic with `address` goes into `board`'s capture.
     func register(_ address: DeviceAddress, as board: String) {
-        owners.withLock { $0[address] = board }
+        guard let file = byBoard[board] else { return }
+        owners.withLock { $0[address] = file }
     }
 
     func record(radio: String, peer: DeviceAddress?, packet: HCI.H4Packet, direction: HCI.Direction, at: RigInstant) {
-        let board = peer.flatMap { peer in owners.withLock { $0[peer] } }.flatMap { byBoard[$0] }
-        let whole = byRadio[radio]
+        let board = peer.flatMap { peer in owners.withLock { $0[peer] } }
+        let whole = byRadio.first(where: { $0.radio == radio })?.file
         guard board != nil || whole != nil else { return }
-        // Encoded outside the lock (the writer is a value): radios on every core record at once.
-        let bytes = writer.withLock { $0 }.recordBytes(packet, direction: direction, at: at)
-        for file in [board, whole].compactMap(\.self) {
-            do { try file.append(bytes) } catch { failed(error) }
+        // The writer is a value, copied out of its lock: radios on every core record at once, each record encoded
+        // straight into its file's buffer.
+        let snoop = writer.withLock { $0 }
+        func write(to file: AppendFile?) {
+            guard let file else { return }
+            do {
+                try file.append { snoop.appendRecord(packet, direction: direction, at: at, to: &$0) }
+            } catch {
+                failed(error)
+            }
         }
+        write(to: board)
+        write(to: whole)
     }
 
     /// The capture files, in no particular order.
-    var files: [AppendFile] { Array(byBoard.values) + Array(byRadio.values) }
+    var files: [AppendFile] { Array(byBoard.values) + byRadio.map(\.file) }
 
     func flush() throws(OutputError) {
         for file in files { try file.flush() }
