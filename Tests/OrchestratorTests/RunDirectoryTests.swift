@@ -97,6 +97,38 @@ struct RunDirectoryTests {
         #expect(file.takeBuffered() == Array("more than sixteen bytes\n".utf8))
     }
 
+    @Test(
+        "a run's captures and consoles are created at the same time; each part's failure is thrown, the first's first")
+    func bothAtOnceRunsTogetherAndThrows() throws {
+        // Each part waits for the other to have started: done one after the other, the first would wait in vain.
+        let started = DispatchGroup()
+        started.enter()
+        started.enter()
+        let (a, b) = try bothAtOnce(
+            { () throws(OutputError) -> (Int, Bool) in
+                started.leave()
+                return (1, started.wait(timeout: .now() + 10) == .success)
+            },
+            { () throws(OutputError) -> (String, Bool) in
+                started.leave()
+                return ("two", started.wait(timeout: .now() + 10) == .success)
+            })
+        #expect(a == (1, true) && b == ("two", true))
+
+        let first = OutputError(path: "captures/b1.btsnoop", message: "File exists")
+        let second = OutputError(path: "console/b1.log", message: "Permission denied")
+        #expect(throws: first) {
+            _ = try bothAtOnce({ () throws(OutputError) -> Int in throw first }, { () throws(OutputError) in 2 })
+        }
+        #expect(throws: second) {
+            _ = try bothAtOnce({ () throws(OutputError) in 1 }, { () throws(OutputError) -> Int in throw second })
+        }
+        #expect(throws: first) {
+            _ = try bothAtOnce(
+                { () throws(OutputError) -> Int in throw first }, { () throws(OutputError) -> Int in throw second })
+        }
+    }
+
     @Test("an existing file is never written into: report files are created fresh")
     func neverReuses() throws {
         let path = try RigTesting.temporaryFile(Array("keep me".utf8), name: "run.jsonl")

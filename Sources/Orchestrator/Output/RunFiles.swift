@@ -1,6 +1,7 @@
 import BLECore
 import Foundation
 import Reports
+import Synchronization
 
 /// Every file of one run: the directory, the streamed run log, captures and consoles, and the reports written at
 /// the end (`junit.xml`, `summary.md`, `report.html`, `metrics.prom`, `summary.txt`, written atomically: a
@@ -30,9 +31,18 @@ struct RunFiles: Sendable {
         recorder = try RunRecorder(directory: directory, progress: progress, failed: failed, writer: writer)
         let boards = rig.boards.map(\.id)
         let hardwareRadios = rig.radios.filter { !$0.isVirtual }.map(\.id)
-        captures = try CaptureFiles(
-            directory: directory, boards: boards, radios: hardwareRadios, writer: writer, failed: failed)
-        consoles = try ConsoleFiles(directory: directory, boards: boards, writer: writer)
+        // The captures and the consoles are created side by side, each directory on a thread of its own: creating
+        // a file holds its directory's lock, and on ext4 finding a free inode costs up to a millisecond right after
+        // many files were deleted (it passes over inodes freed in the last minute), so a thousand boards' files
+        // took seconds one after the other.
+        let directory = directory
+        (captures, consoles) = try bothAtOnce(
+            {
+                () throws(OutputError) in
+                try CaptureFiles(
+                    directory: directory, boards: boards, radios: hardwareRadios, writer: writer, failed: failed)
+            },
+            { () throws(OutputError) in try ConsoleFiles(directory: directory, boards: boards, writer: writer) })
         // Prove the disk takes bytes now rather than after an hour of testing.
         try captures.flush()
     }
@@ -128,4 +138,25 @@ struct ProgressLine {
             return nil
         }
     }
+}
+
+/// Runs `first` and `second` at the same time, each on a thread of its own, and returns both results once both are
+/// done; throws `first`'s error when it failed, else `second`'s.
+func bothAtOnce<A: Sendable, B: Sendable, Failure: Error>(
+    _ first: @Sendable () throws(Failure) -> A, _ second: @Sendable () throws(Failure) -> B
+) throws(Failure) -> (A, B) {
+    let firstResult = Mutex<Result<A, Failure>?>(nil)
+    let secondResult = Mutex<Result<B, Failure>?>(nil)
+    DispatchQueue.concurrentPerform(iterations: 2) { part in
+        if part == 0 {
+            let made = Result(catching: first)
+            firstResult.withLock { $0 = made }
+        } else {
+            let made = Result(catching: second)
+            secondResult.withLock { $0 = made }
+        }
+    }
+    let a = try firstResult.withLock { $0! }.get()
+    let b = try secondResult.withLock { $0! }.get()
+    return (a, b)
 }
