@@ -36,6 +36,22 @@ extension Interop {
             print("sync kill campaign (50): " + result.lines.joined(separator: " | "))
         }
 
+        @Test("the dead links are listed, the first five when there were more, saying so")
+        func deadLinksLine() {
+            var result = SyncKillCampaign.Result(seed: 1)
+            func line() -> String { result.lines.first { $0.hasPrefix("dead links") } ?? "" }
+            #expect(line().hasSuffix("rebooted from its console"))
+            result.deadLinks = (1...5).map { "kill \($0) after opened" }
+            #expect(
+                line().hasSuffix(
+                    "console: kill 1 after opened; kill 2 after opened; kill 3 after opened; "
+                        + "kill 4 after opened; kill 5 after opened"))
+            result.deadLinks = (1...8).map { "kill \($0) after opened" }
+            #expect(line().hasPrefix("dead links    8 kills"))
+            #expect(line().contains("console (the first 5): kill 1 after opened;"))
+            #expect(line().hasSuffix("kill 5 after opened"))
+        }
+
         @Test("the board's link count is read from its status line")
         func linkCountFromStatus() {
             let links = LinkCount()

@@ -3,9 +3,9 @@ import BenchCore
 import Benches
 import CentralStack
 import Foundation
-import Synchronization
 import IngestServer
 import Radios
+import Synchronization
 import VirtualFarm
 
 /// `blerig bench sync-kills`: the phone app's sync path (`blerig sync-agent`, a real process) killed with SIGKILL at
@@ -70,6 +70,16 @@ public enum SyncKillCampaign {
             kills > 0 && lost.isEmpty && duplicates == 0 && unexpected == 0 && pendingInQueue == 0 && deadLetters == 0
         }
 
+        /// The first dead links, saying so when there were more.
+        private var deadLinksListed: String {
+            let shown = 5
+            switch deadLinks.count {
+            case 0: return ""
+            case ...shown: return ": " + deadLinks.joined(separator: "; ")
+            default: return " (the first \(shown)): " + deadLinks.prefix(shown).joined(separator: "; ")
+            }
+        }
+
         public var lines: [String] {
             [
                 "seed          \(seed)",
@@ -78,7 +88,7 @@ public enum SyncKillCampaign {
                     + "\(String(format: "%.2f", syncPerReading.seconds * 1000)) ms for n readings); "
                     + "\(finishedFirst) agents finished before their instant (\(failedAlone) of them failed)",
                 "dead links    \(deadLinks.count) kills left the board holding the dead agent's link 3 s later; "
-                    + "rebooted from its console" + (deadLinks.isEmpty ? "" : ": \(deadLinks.prefix(5).joined(separator: "; "))"),
+                    + "rebooted from its console" + deadLinksListed,
                 "killed after  "
                     + killedAfter.sorted { $0.value > $1.value }.map { "\($0.key) \($0.value)" }.joined(separator: ", "),
                 "readings      \(readings)",
