@@ -1,5 +1,4 @@
 import Dispatch
-import Synchronization
 
 /// Every report of a run, rendered from its folded result: the files a run directory gets at the end.
 ///
@@ -34,11 +33,6 @@ public struct RunReports: Sendable {
             { File(name: "report.html", text: HTMLReport().render(result, inputs: inputs)) },
             { File(name: "metrics.prom", text: OpenMetricsWriter().render(result)) },
         ]
-        let rendered = Mutex([File?](repeating: nil, count: renderers.count))
-        DispatchQueue.concurrentPerform(iterations: renderers.count) { index in
-            let file = renderers[index]()
-            rendered.withLock { $0[index] = file }
-        }
-        return rendered.withLock { $0.map { $0! } }
+        return renderers.concurrentMap { render in render() }
     }
 }

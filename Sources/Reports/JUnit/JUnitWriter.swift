@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Writes a run as JUnit XML that validates against the Jenkins xunit plugin's `junit-10.xsd`, with each
 /// testcase's children in the order and shape of Maven Surefire's `surefire-test-report-3.0.xsd` (both in
@@ -83,14 +82,12 @@ public struct JUnitWriter: Sendable {
                 ("time", result.finished.map { NumberText.seconds3($0.wallDuration) }),
             ])
         // Each board's suite is written on its own, side by side (a run of a thousand boards), then in order.
-        let boards = result.boards
-        let suites = Mutex([String](repeating: "", count: boards.count))
-        DispatchQueue.concurrentPerform(iterations: boards.count) { index in
+        let suites = Array(result.boards.enumerated()).concurrentMap { index, board in
             var fragment = XMLWriter(fragmentAtDepth: 1)
-            suite(boards[index], index: index, run: result, into: &fragment)
-            suites.withLock { $0[index] = fragment.output }
+            suite(board, index: index, run: result, into: &fragment)
+            return fragment.output
         }
-        for fragment in suites.withLock({ $0 }) { xml.append(fragment) }
+        for fragment in suites { xml.append(fragment) }
         Self.benchSuite(bench, index: result.boards.count, run: result, into: &xml)
         for extra in extraSuites { extra.write(&xml) }
         xml.end()

@@ -87,8 +87,9 @@ public struct RunResultBuilder: Sendable {
     /// for a log that ends here; the builder itself is unchanged and can take more events.
     public func result() -> RunResult {
         let interruption = finished?.interruption
+        // Each board folded on its own, side by side: a thousand boards' timelines are sorted at the run's end.
         var result = RunResult(
-            run: run, finished: finished, boards: boards.map { $0.result(interruption: interruption) })
+            run: run, finished: finished, boards: boards.concurrentMap { $0.result(interruption: interruption) })
         if let plan = run?.plan, !plan.isEmpty { result.fillIn(plan) }
         return result
     }
