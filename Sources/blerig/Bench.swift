@@ -154,7 +154,7 @@ extension Blerig.Bench {
             abstract: "blerig's central against Bumble's, side by side, on rootcanal with a Bumble peripheral.",
             discussion: """
                 One run starts rootcanal (1 ms tick) and peripheral.py, then times each central in turn against that \
-                peripheral: --handshakes handshakes (connect, MTU, discovery, subscribe, disconnect), as many write \
+                peripheral: --handshakes handshakes (connect, MTU, discovery, subscribe, disconnect), --writes write \
                 requests, and a notification stream. Needs the interop venv (make interop-deps) and the Bumble peer \
                 scripts that ship with blerig in share/blerig/peers (found above the executable's directory, then \
                 above the current one).
@@ -162,8 +162,14 @@ extension Blerig.Bench {
                 \(Blerig.Bench.exitSection)
                 """)
 
-        @Option(help: "Handshakes per central (and write requests).")
+        @Option(help: "Handshakes per central.")
         var handshakes = 50
+
+        @Option(
+            help: """
+                Write requests per central, each after a random wait of up to one rootcanal tick: their round trips                 spread over a tick, so telling hosts apart takes many.
+                """)
+        var writes = 1000
 
         @Option(help: "Seconds of notification stream per central.")
         var streamSeconds = 3
@@ -173,12 +179,14 @@ extension Blerig.Bench {
 
         func validate() throws {
             guard (1...10_000).contains(handshakes) else { throw ValidationError("--handshakes must be 1 to 10000") }
+            guard (1...100_000).contains(writes) else { throw ValidationError("--writes must be 1 to 100000") }
             guard (1...60).contains(streamSeconds) else { throw ValidationError("--stream-seconds must be 1 to 60") }
         }
 
         func run() async throws {
             var options = HCIBenchmark.Options()
             options.handshakes = handshakes
+            options.writes = writes
             options.streamDuration = .seconds(streamSeconds)
             let report: HCIBenchmarkReport
             let before = MachineLoad.now

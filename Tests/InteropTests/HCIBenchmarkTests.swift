@@ -11,6 +11,7 @@ extension Interop {
         func everyRowHasBothSides() async throws {
             var options = HCIBenchmark.Options()
             options.handshakes = 3
+            options.writes = 40
             options.streamDuration = .seconds(1)
             options.venv = try InteropEnvironment.venv()
             options.peers = InteropEnvironment.peersDirectory
@@ -24,7 +25,12 @@ extension Interop {
                 #expect(row.ratio > 0, "the ratio of \(row.metric) is \(row.ratio)")
             }
             for central in [report.blerig, report.campaign, report.bumble] {
-                #expect(central.handshakeMs.count == 3 && central.connectMs.count == 3 && central.writeMs.count == 3)
+                #expect(central.handshakeMs.count == 3 && central.connectMs.count == 3 && central.writeMs.count == 40)
+                // Each write starts at a random phase of the 1 ms tick, so the round trips spread over most of a tick;
+                // writes sent right after each response would all read two ticks less the loop, within microseconds.
+                let spread = (central.writeMs.max() ?? 0) - (central.writeMs.min() ?? 0)
+                #expect(
+                    spread > 0.4, "write round trips \(central.writeMs.min() ?? 0)…\(central.writeMs.max() ?? 0) ms")
                 #expect(central.mtu == 247)
                 #expect(central.stream.gaps == 0)
             }

@@ -1,6 +1,6 @@
+import BLECore
 import BenchCore
 import Benches
-import BLECore
 import CentralStack
 import Foundation
 import Orchestrator
@@ -138,8 +138,15 @@ struct BlerigCentralBenchmark {
         }
         let value = (0..<options.writeSize).map { UInt8(truncatingIfNeeded: $0) }
         var writes: [Double] = []
+        // Each write starts at a random phase of rootcanal's tick, as bench_central.py's do (Options.phaseSeed). The
+        // wait blocks the thread the central runs on, as Bumble's blocks its event loop: a task's sleep would resume on
+        // another thread, after a wake-up the write would not otherwise pay.
+        var phases = SplitMix64(seed: options.phaseSeed)
+        let tickNanoseconds = UInt64(max(1, options.tick / .nanoseconds(1)))
         do {
             for _ in 0..<options.writeCount {
+                var wait = timespec(tv_sec: 0, tv_nsec: Int(phases.next() % tickNanoseconds))
+                nanosleep(&wait, nil)
                 let began = clock.now
                 try await session.connection.write(value, to: echo.valueHandle)
                 writes.append(began.duration(to: clock.now).milliseconds)

@@ -1,5 +1,5 @@
-import BenchCore
 import BLECore
+import BenchCore
 import Foundation
 import Orchestrator
 import Radios
@@ -15,7 +15,8 @@ import Radios
 ///    → the descriptors of notify_source → its CCCD written ("subscribed"), then disconnect and wait for the link
 ///    to go down. Timed: connect (request → link up) and handshake (request → subscribed); counted: the ATT
 ///    requests of each; and the central process's CPU time over the whole loop.
-/// 2. On one more link set up the same way: `writes` write requests to `echo`, each timed.
+/// 2. On one more link set up the same way: `writes` write requests to `echo`, each timed, each after a random wait
+///    of up to one tick (``Options/phaseSeed``).
 /// 3. The STREAM command for `streamDuration` at ATT_MTU − 3 bytes per value: value bytes per second, and the
 ///    sequence numbers that never came.
 ///
@@ -33,6 +34,10 @@ public struct HCIBenchmark: Sendable {
         public var mtu = 247
         /// rootcanal's tick.
         public var tick: Duration = .milliseconds(1)
+        /// Seeds the random wait, a uniform part of ``tick``, before each timed write in both centrals: rootcanal
+        /// delivers on its tick, and a write sent right after the previous response would measure two ticks less the
+        /// central's own loop rather than its host's send and receive paths.
+        public var phaseSeed: UInt64 = 1
         /// Where the interop venv (rootcanal and Bumble) is; nil finds it as ``InteropVenv/locate(environment:from:)``
         /// does.
         public var venv: InteropVenv?
@@ -115,6 +120,7 @@ public struct HCIBenchmark: Sendable {
             [
                 "--hci", hci, "--target", target, "--handshakes", "\(options.handshakes)",
                 "--writes", "\(options.writeCount)", "--write-size", "\(options.writeSize)",
+                "--tick-ms", "\(options.tick.milliseconds)", "--phase-seed", "\(options.phaseSeed)",
                 "--stream-ms", "\(Int(options.streamDuration.milliseconds))", "--mtu", "\(options.mtu)",
             ])
         do {

@@ -156,11 +156,11 @@ public struct HCIBenchmarkReport: Sendable, Hashable, Encodable {
                 + "benchmark's own reading of rootcanal's and the peripheral's output in blerig's process; the "
                 + "campaign column is blerig's central as a campaign builds it (captures written, as in a run).")
         lines.append(
-            "rootcanal delivers on its tick: a write sent right after a response that came on a tick is answered two "
-                + "ticks after that response, so its round trip is two ticks less the central's own time from seeing "
-                + "the response to timing the next write; its host's receive and send paths cancel out while they fit "
-                + "in a tick. The handshake and write p50 rows measure the tick and each central's loop, not how fast "
-                + "its host is (docs/benchmarks.md).")
+            "rootcanal delivers on its tick. Each timed write first waits a random part of a tick (the same seeded "
+                + "waits in both centrals), so its round trip is 1.5 ticks on average plus the host's send and receive "
+                + "paths. A handshake sends each request as soon as the previous response is in, so its round trips are "
+                + "two ticks less the central's own loop, and the handshake rows measure the tick rather than the host "
+                + "(docs/benchmarks.md).")
         return lines
     }
 

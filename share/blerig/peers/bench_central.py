@@ -3,14 +3,18 @@
 blerig's central runs against peripheral.py, timed and counted the same way, so the two can be compared.
 
     .venv-interop/bin/python bench_central.py --hci tcp:127.0.0.1:PORT --target ADDRESS
-        [--handshakes 50] [--writes 50] [--write-size 20] [--stream-ms 3000] [--mtu 247]
+        [--handshakes 50] [--writes 50] [--write-size 20] [--stream-ms 3000] [--mtu 247] [--tick-ms 1]
+        [--phase-seed 1]
 
 A handshake is: connect (request → link up), Exchange MTU, discover all primary services, the characteristics of
 each, the descriptors of notify_source, then its CCCD written (subscribed); then disconnect and wait for the link
 to go down. Characteristics and descriptors are discovered with blerig's stopping rule (see below), so both
-centrals send the same requests; every ATT request the GATT client sends is counted. CPU time is `time.process_time()` over the whole
-handshake loop. Then, on one more link set up the same way (not measured): `--writes` write requests to `echo`,
-each timed, and the STREAM command for `--stream-ms`, whose values are counted until the end-of-stream value.
+centrals send the same requests; every ATT request the GATT client sends is counted. CPU time is
+`time.process_time()` over the whole handshake loop. Then, on one more link set up the same way (not measured):
+`--writes` write requests to `echo`, each timed, and the STREAM command for `--stream-ms`, whose values are counted
+until the end-of-stream value. Before each write the central waits a random part of rootcanal's tick (`--tick-ms`,
+drawn from `--phase-seed`): rootcanal delivers on its tick, and a write sent right after the previous response would
+measure two ticks less the central's own loop rather than its host.
 
 Prints `READY {json}` once its host is up, then one `RESULT {json}` (every sample in milliseconds, so the caller
 computes the statistics for both centrals alike) and exits 0, or one `ERROR {"stage", "error"}` and exits 1.
@@ -24,6 +28,7 @@ import asyncio
 import importlib.metadata
 import logging
 import platform
+import random
 import secrets
 import struct
 import sys
@@ -204,8 +209,13 @@ async def run(arguments: argparse.Namespace, device: Device) -> dict[str, Any]:
         raise Failure("discover", "no echo or command characteristic")
     value = bytes(i & 0xFF for i in range(arguments.write_size))
     write_ms: list[float] = []
+    # Each write starts at a random phase of rootcanal's tick (see the module's docstring). The wait blocks: asyncio
+    # sleeps in whole milliseconds of epoll, which would put every write at the same phase; blerig's central blocks
+    # its thread the same way.
+    phases = random.Random(arguments.phase_seed)
     try:
         for _ in range(arguments.writes):
+            time.sleep(phases.uniform(0, arguments.tick_ms / 1000))
             began = time.perf_counter()
             await echo.write_value(value, with_response=True)
             write_ms.append((time.perf_counter() - began) * 1000)
@@ -279,6 +289,8 @@ async def main() -> int:
     parser.add_argument("--target", required=True, help="the peripheral's address (random static)")
     parser.add_argument("--handshakes", type=int, default=50, help="handshakes to time")
     parser.add_argument("--writes", type=int, default=50, help="write requests to time")
+    parser.add_argument("--tick-ms", type=float, default=1.0, help="rootcanal's tick; each write waits a random part")
+    parser.add_argument("--phase-seed", type=int, default=1, help="seed of the writes' random waits")
     parser.add_argument("--write-size", type=int, default=20, help="bytes per write to echo")
     parser.add_argument("--stream-ms", type=int, default=3000, help="milliseconds of STREAM")
     parser.add_argument("--mtu", type=int, default=247, help="ATT MTU to ask for")
