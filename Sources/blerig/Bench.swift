@@ -165,10 +165,7 @@ extension Blerig.Bench {
         @Option(help: "Handshakes per central.")
         var handshakes = 50
 
-        @Option(
-            help: """
-                Write requests per central, each after a random wait of up to one rootcanal tick: their round trips                 spread over a tick, so telling hosts apart takes many.
-                """)
+        @Option(help: "Write requests per central, each after a random wait of up to one rootcanal tick.")
         var writes = 1000
 
         @Option(help: "Seconds of notification stream per central.")

@@ -139,8 +139,8 @@ struct BlerigCentralBenchmark {
         let value = (0..<options.writeSize).map { UInt8(truncatingIfNeeded: $0) }
         var writes: [Double] = []
         // Each write starts at a random phase of rootcanal's tick, as bench_central.py's do (Options.phaseSeed). The
-        // wait blocks the thread the central runs on, as Bumble's blocks its event loop: a task's sleep would resume on
-        // another thread, after a wake-up the write would not otherwise pay.
+        // wait blocks the thread the central runs on, as Bumble's blocks its event loop, so in both centrals what
+        // arrives during the wait is handled after it.
         var phases = SplitMix64(seed: options.phaseSeed)
         let tickNanoseconds = UInt64(max(1, options.tick / .nanoseconds(1)))
         do {
