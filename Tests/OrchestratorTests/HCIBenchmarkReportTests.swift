@@ -1,0 +1,75 @@
+import Benchmarks
+import Testing
+
+@Suite("bench hci's verdicts")
+struct HCIBenchmarkReportTests {
+    /// A central whose every connect takes `connect` ms and every handshake `handshake` ms, its writes `write` ms.
+    static func central(connect: Double, handshake: Double, write: Double = 1.6, cpu: Double = 0.05) -> CentralMeasurement {
+        CentralMeasurement(
+            connectMs: Array(repeating: connect, count: 50), handshakeMs: Array(repeating: handshake, count: 50),
+            attRequests: Array(repeating: 10, count: 50), cpuS: cpu, loopS: 1.25,
+            writeMs: Array(repeating: write, count: 1000),
+            stream: .init(values: 5000, bytes: 1_220_000, gaps: 0, seconds: 3, size: 244), mtu: 247)
+    }
+
+    static func report(blerig: CentralMeasurement, bumble: CentralMeasurement, tick: Double = 1) -> HCIBenchmarkReport {
+        HCIBenchmarkReport(
+            handshakes: 50, tickMilliseconds: tick, versions: [:], blerig: blerig, campaign: blerig, bumble: bumble)
+    }
+
+    static func verdicts(_ report: HCIBenchmarkReport) -> [String: Bool] {
+        Dictionary(uniqueKeysWithValues: report.rows.map { ($0.metric, $0.met) })
+    }
+
+    @Test("connect and handshake latencies a few hundredths of a tick apart are the same number of ticks")
+    func samePhaseSameTicks() {
+        // As measured on 2026-11-27: blerig 23.95 ms against Bumble's 23.93, both 24 ticks of 1 ms.
+        let verdicts = Self.verdicts(
+            Self.report(
+                blerig: Self.central(connect: 4.02, handshake: 23.95),
+                bumble: Self.central(connect: 4.00, handshake: 23.93)))
+        for metric in ["connect p50", "connect p95", "handshake p50", "handshake p95"] {
+            #expect(verdicts[metric] == true, "\(metric)")
+        }
+    }
+
+    @Test("a handshake one tick longer than Bumble's misses, however little the milliseconds differ")
+    func oneTickMore() {
+        // 24.6 ms is 25 ticks, 24.4 ms 24: 0.2 ms apart, on either side of the half tick.
+        let report = Self.report(
+            blerig: Self.central(connect: 4.0, handshake: 24.6), bumble: Self.central(connect: 4.0, handshake: 24.4))
+        let verdicts = Self.verdicts(report)
+        #expect(verdicts["handshake p50"] == false)
+        #expect(verdicts["handshake p95"] == false)
+        #expect(verdicts["connect p50"] == true)
+        #expect(report.lines.contains { $0.hasPrefix("handshake p50") && $0.hasSuffix("MISSED") })
+    }
+
+    @Test("ticks are counted at the tick the run confirmed: at 2 ms, 1.9 ms more is still the same tick")
+    func tickLength() {
+        let blerig = Self.central(connect: 8.9, handshake: 48.9)
+        let bumble = Self.central(connect: 8.0, handshake: 48.0)
+        #expect(Self.verdicts(Self.report(blerig: blerig, bumble: bumble, tick: 2))["handshake p50"] == true)
+        #expect(Self.verdicts(Self.report(blerig: blerig, bumble: bumble, tick: 1))["handshake p50"] == false)
+    }
+
+    @Test("write round trips, taken at a random phase of the tick, are compared as measured")
+    func writesExact() {
+        let verdicts = Self.verdicts(
+            Self.report(
+                blerig: Self.central(connect: 4, handshake: 24, write: 1.76),
+                bumble: Self.central(connect: 4, handshake: 24, write: 1.75)))
+        #expect(verdicts["write RTT p50"] == false)
+        #expect(verdicts["write RTT p95"] == false)
+    }
+
+    @Test("the goal column says which rows count ticks")
+    func goalColumn() {
+        let report = Self.report(blerig: Self.central(connect: 4, handshake: 24), bumble: Self.central(connect: 4, handshake: 24))
+        let goals = Dictionary(uniqueKeysWithValues: report.rows.map { ($0.metric, $0.goal.rawValue) })
+        #expect(goals["handshake p50"] == "<= 1 in ticks")
+        #expect(goals["connect p95"] == "<= 1 in ticks")
+        #expect(goals["write RTT p50"] == "<= 1")
+        #expect(goals["CPU per handshake"] == "<= 0.15")
+    }
+}
