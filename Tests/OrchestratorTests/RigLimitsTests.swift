@@ -28,8 +28,8 @@ struct OversizedRig: Sendable, CustomTestStringConvertible {
 }
 
 private let nodeLimitMessage =
-    "the rig file is too large: it passes 100000 YAML nodes here (an alias counts every node it repeats)"
-private let depthLimitMessage = "the rig file is too large: nested deeper than 64 levels here"
+    "the file is too large: it passes 100000 YAML nodes here (an alias counts every node it repeats)"
+private let depthLimitMessage = "the file is too large: nested deeper than 64 levels here"
 
 private let oversizedRigs: [OversizedRig] = [
     OversizedRig(
@@ -174,6 +174,6 @@ private let oversizedRigs: [OversizedRig] = [
             mark: YAMLMark(line: 2, column: 5), byteOffset: 0, value: -1, context: "while parsing",
             contextMark: YAMLMark(line: 2, column: 5))
         let issue = RigNode.syntaxIssue(failure, depth: 0, file: "f.yaml", bytes: Array("a:\n  b: c\n".utf8))
-        #expect(issue.description == "f.yaml:2:5: the rig file is too large: nested deeper than 64 levels here")
+        #expect(issue.description == "f.yaml:2:5: the file is too large: nested deeper than 64 levels here")
     }
 }

@@ -74,7 +74,10 @@ extension ProfileFile {
         }
         let bytes = reader.read("bytes") { node throws(RigFileIssue) in try node.hexBytes(for: "bytes") }
         let text = reader.string("value")
-        if bytes == nil, text == nil { reader.recordMissing("bytes", because: " (or 'value', UTF-8 text)") }
+        // Written but not valid is already reported where it is written.
+        if bytes == nil, text == nil, reader.value("bytes") == nil, reader.value("value") == nil {
+            reader.recordMissing("bytes", because: " (or 'value', UTF-8 text)")
+        }
         let withoutResponse = reader.bool("without_response") ?? false
         let within = reader.number("within_ms", in: 1...60_000, unit: "ms") ?? 1000
         var expect = DataProfile.Expectation()

@@ -122,8 +122,7 @@ extension RigNode {
             guard let property = ProfileFile.propertyNames.first(where: { $0.0 == name })?.1 else {
                 throw element.issue(
                     .invalidValue,
-                    "unknown property \(RigWording.quoted(name)) (expected \(RigWording.list(names)))"
-                        + RigWording.hint(for: name, among: names))
+                    "unknown property \(RigWording.quoted(name))" + RigWording.hint(for: name, among: names))
             }
             properties.insert(property)
         }

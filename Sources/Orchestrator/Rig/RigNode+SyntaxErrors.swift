@@ -11,7 +11,7 @@ extension RigNode {
         switch failure.stage {
         case .memory:
             return RigFileIssue(
-                .tooLarge, "the rig file is too large: the YAML parser ran out of memory", at: at(failure.mark))
+                .tooLarge, "the file is too large: the YAML parser ran out of memory", at: at(failure.mark))
         case .reader:
             let place = YAMLText.mark(ofByteOffset: failure.byteOffset, in: bytes)
             let character = failure.value >= 0 ? " (\(YAMLText.codePoint(UInt32(failure.value))))" : ""
@@ -25,7 +25,7 @@ extension RigNode {
                 let place =
                     YAMLText.flowNesting(passing: limit, from: depth, at: failure.mark, in: bytes) ?? failure.mark
                 return RigFileIssue(
-                    .tooLarge, "the rig file is too large: nested deeper than \(limit) levels here", at: at(place))
+                    .tooLarge, "the file is too large: nested deeper than \(limit) levels here", at: at(place))
             }
             var message = "YAML syntax error: \(ownWording[failure.problem] ?? failure.problem)"
             if let context = failure.context, let mark = failure.contextMark {

@@ -112,7 +112,7 @@ struct RigNodeComposer {
         guard nodeCount <= Self.nodeLimit else {
             throw RigFileIssue(
                 .tooLarge,
-                "the rig file is too large: it passes \(Self.nodeLimit) YAML nodes here (an alias counts every node "
+                "the file is too large: it passes \(Self.nodeLimit) YAML nodes here (an alias counts every node "
                     + "it repeats)", at: location)
         }
     }
@@ -120,7 +120,7 @@ struct RigNodeComposer {
     private func checkDepth(_ depth: Int, at location: SourceLocation) throws(RigFileIssue) {
         guard depth <= Self.depthLimit else {
             throw RigFileIssue(
-                .tooLarge, "the rig file is too large: nested deeper than \(Self.depthLimit) levels here",
+                .tooLarge, "the file is too large: nested deeper than \(Self.depthLimit) levels here",
                 at: location)
         }
     }

@@ -83,6 +83,32 @@ struct ProfileFileTests {
         #expect(found.contains { $0.hasPrefix("p.yaml:12:") && $0.contains("'boot' is not a regular expression") })
     }
 
+    @Test("each mistake is said once: the list of properties once, a bad value without a 'missing' beside it")
+    func eachMistakeOnce() {
+        let yaml = """
+            profile: my-sensor
+            advertising: {name: "Sensor-*", services: [0x181A]}
+            services:
+              - uuid: 0x181A
+                characteristics:
+                  - {uuid: 0x2A6E, properties: [read, fly]}
+                  - {uuid: 0x2A39, properties: [write]}
+            commands:
+              writes:
+                - {name: w, characteristic: 0x2A39, bytes: "zz1"}
+                - {name: v, characteristic: 0x2A39, value: [1, 2]}
+
+            """
+        let found = Self.issues(yaml)
+        #expect(found.count == 3, "\(found)")
+        let property = found.first { $0.contains("unknown property 'fly'") }
+        #expect(property?.hasPrefix("p.yaml:6:") == true, "\(found)")
+        #expect(property?.components(separatedBy: "(expected").count == 2, "\(property ?? "")")
+        #expect(found.contains { $0.hasPrefix("p.yaml:10:") && $0.contains("'bytes' must be bytes in hexadecimal digits") })
+        #expect(found.contains { $0.hasPrefix("p.yaml:11:") && $0.contains("'value'") })
+        #expect(!found.contains { $0.contains("to have a value") }, "\(found)")
+    }
+
     @Test("behaviour must name characteristics of the table that can do what it asks")
     func referencesChecked() {
         let yaml = Self.minimal + """
