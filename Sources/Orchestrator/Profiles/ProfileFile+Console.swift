@@ -13,6 +13,13 @@ extension ProfileFile {
             do { compiled[text] = try Regex(text) } catch {
                 throw node.issue(.invalidValue, "'\(key)' is not a regular expression: \(error)")
             }
+            if let nested = NestedRepetition.first(in: text) {
+                throw node.issue(
+                    .invalidValue,
+                    "'\(key)' repeats a group that repeats inside itself, \(RigWording.quoted(nested.text)): a line that "
+                        + "almost matches would take minutes to read (the matcher backtracks exponentially); write it "
+                        + "without the nested repetition ('(a+)+' matches what 'a+' does)")
+            }
             return text
         }
         if let boot = reader.read("boot", { node throws(RigFileIssue) in try pattern(node, "boot") }) {

@@ -109,6 +109,19 @@ struct ProfileFileTests {
         #expect(!found.contains { $0.contains("to have a value") }, "\(found)")
     }
 
+    @Test("a console pattern that would backtrack exponentially on a board's line is refused where it is written")
+    func exponentialPatternRefused() {
+        let yaml = Self.minimal + """
+            console:
+              errors: ['^E/', '(a+)+$']
+
+            """
+        let found = Self.issues(yaml)
+        #expect(found.count == 1, "\(found)")
+        #expect(found.first?.hasPrefix("p.yaml:13:") == true, "\(found)")
+        #expect(found.first?.contains("'errors' repeats a group that repeats inside itself, '(a+)+'") == true)
+    }
+
     @Test("behaviour must name characteristics of the table that can do what it asks")
     func referencesChecked() {
         let yaml = Self.minimal + """
