@@ -36,6 +36,39 @@ import Testing
         timers.stop()
     }
 
+    @Test("a deadline past the thread's next wake costs no signal and still fires on time; a sooner one wakes it")
+    func onlySoonerDeadlinesWake() async {
+        let clock = WallClock()
+        let timers = HCIStackTimers(clock: clock, horizon: .milliseconds(50)) {}
+        let fired = Mutex<[(String, RigInstant)]>([])
+        let start = clock.now
+        // The thread waits at most 50 ms at a time: these two come after any wake it has scheduled.
+        timers.add(at: start.advanced(by: .milliseconds(600)), for: .link(1)) {
+            fired.withLock { $0.append(("link", clock.now)) }
+        }
+        timers.hostDeadline(start.advanced(by: .seconds(5)))
+        #expect(timers.wokenForDeadlines == 0)
+        await Self.wait(.seconds(3)) { fired.withLock { $0.count } == 1 }
+        let late = fired.withLock { $0.first?.1 }.map { start.duration(to: $0) }
+        #expect(late.map { $0 >= .milliseconds(600) && $0 < .milliseconds(900) } == true, "fired after \(String(describing: late))")
+        #expect(timers.wokenForDeadlines == 0)
+
+        // A thread with a long horizon, waiting: a deadline before its wake does wake it.
+        let patient = HCIStackTimers(clock: clock, horizon: .seconds(30)) {}
+        try? await Task.sleep(for: .milliseconds(20))
+        let soon = clock.now
+        patient.add(at: soon.advanced(by: .milliseconds(30)), for: .link(2)) {
+            fired.withLock { $0.append(("soon", clock.now)) }
+        }
+        await Self.wait(.seconds(3)) { fired.withLock { $0.count } == 2 }
+        let early = fired.withLock { $0.last }.map { ($0.0, soon.duration(to: $0.1)) }
+        #expect(early?.0 == "soon")
+        #expect(early.map { $0.1 >= .milliseconds(30) && $0.1 < .seconds(2) } == true)
+        #expect(patient.wokenForDeadlines == 1)
+        timers.stop()
+        patient.stop()
+    }
+
     @Test("dropping an owner cancels its timers only; a stopped thread takes no more")
     func droppedOwnersNeverFire() async {
         let clock = WallClock()

@@ -7,7 +7,11 @@ import Foundation
 /// earliest of them, and an earlier one wakes it: no task is started, cancelled or restarted for a timer.
 ///
 /// Deadlines are instants of the stack's clock, which runs at the pace of real time (a ``WallClock``): the thread
-/// waits `deadline − clock.now` of real time. Actions run on the timer thread, outside every lock.
+/// waits `deadline − clock.now` of real time, but never longer than ``horizon`` at a time. So a deadline further off
+/// than the thread's next wake costs no signal: a connection's command timeouts (5 s), its attempt's timeout and the
+/// ATT transaction timeouts (30 s) are taken up when the thread next wakes, and only a deadline sooner than that wake
+/// wakes it (a thread hop, and two trips through the scheduler, per handshake step otherwise). Actions run on the timer
+/// thread, outside every lock.
 final class HCIStackTimers: @unchecked Sendable {
     // @unchecked Sendable: every stored var is read and written only with `condition` locked.
 
@@ -38,11 +42,18 @@ final class HCIStackTimers: @unchecked Sendable {
     private var nextID: UInt64 = 0
     private var hostDeadline: RigInstant?
     private var stopped = false
+    /// The instant the thread is waiting until, while it waits.
+    private var scheduledWake: RigInstant?
+    /// The longest the thread waits before it looks at its deadlines again.
+    let horizon: Duration
+    /// Times the thread was woken for a sooner deadline (for tests).
+    private(set) var signals = 0
     /// Calls the host's ``HCIHost/tick(at:)`` once its deadline is reached.
     private let tick: @Sendable () -> Void
 
-    init(clock: any RigClock, tick: @escaping @Sendable () -> Void) {
+    init(clock: any RigClock, horizon: Duration = .seconds(1), tick: @escaping @Sendable () -> Void) {
         self.clock = clock
+        self.horizon = horizon
         self.tick = tick
         let thread = Thread { [self] in loop() }
         thread.name = "blerig-hci-timers"
@@ -56,6 +67,22 @@ final class HCIStackTimers: @unchecked Sendable {
         return entries.count
     }
 
+    /// Times the thread was woken for a sooner deadline.
+    var wokenForDeadlines: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return signals
+    }
+
+    /// Wakes the waiting thread when `deadline` comes before the wake it is waiting for. A thread that is not waiting
+    /// looks at every deadline before it next waits. Called with `condition` locked.
+    private func wake(for deadline: RigInstant) {
+        guard let scheduled = scheduledWake, deadline < scheduled else { return }
+        scheduledWake = nil
+        signals += 1
+        condition.signal()
+    }
+
     /// Runs `action` once the clock reaches `deadline`, unless `owner` ends first (``drop(_:)``); false once stopped.
     @discardableResult
     func add(at deadline: RigInstant, for owner: Owner, _ action: @escaping @Sendable () -> Void) -> Bool {
@@ -63,11 +90,10 @@ final class HCIStackTimers: @unchecked Sendable {
         defer { condition.unlock() }
         guard !stopped else { return false }
         nextID += 1
-        let earliest = heap.min?.deadline
         entries[nextID] = Entry(owner: owner, action: action)
         byOwner[owner, default: []].insert(nextID)
         heap.insert(Due(deadline: deadline, id: nextID))
-        if earliest.map({ deadline < $0 }) ?? true { condition.signal() }
+        wake(for: deadline)
         return true
     }
 
@@ -78,13 +104,12 @@ final class HCIStackTimers: @unchecked Sendable {
         for id in byOwner.removeValue(forKey: owner) ?? [] { entries[id] = nil }
     }
 
-    /// The host's next deadline after its latest call; wakes the thread when it comes sooner than before.
+    /// The host's next deadline after its latest call; wakes the thread when it comes before the thread's next wake.
     func hostDeadline(_ deadline: RigInstant?) {
         condition.lock()
         defer { condition.unlock() }
-        let earlier = deadline.map { new in hostDeadline.map { new < $0 } ?? true } ?? false
         hostDeadline = deadline
-        if earlier { condition.signal() }
+        if let deadline { wake(for: deadline) }
     }
 
     /// Drops every timer and ends the thread.
@@ -95,6 +120,7 @@ final class HCIStackTimers: @unchecked Sendable {
         entries = [:]
         byOwner = [:]
         heap = MinHeap()
+        scheduledWake = nil
         condition.signal()
     }
 
@@ -119,13 +145,11 @@ final class HCIStackTimers: @unchecked Sendable {
                 condition.lock()
                 continue
             }
-            let wake = [heap.min?.deadline, hostDeadline].compactMap(\.self).min()
-            if let wake {
-                let seconds = now.duration(to: wake).seconds
-                _ = condition.wait(until: Date(timeIntervalSinceNow: max(0, seconds)))
-            } else {
-                condition.wait()
-            }
+            let horizonEnd = now.advanced(by: horizon)
+            let wake = min([heap.min?.deadline, hostDeadline].compactMap(\.self).min() ?? horizonEnd, horizonEnd)
+            scheduledWake = wake
+            _ = condition.wait(until: Date(timeIntervalSinceNow: max(0, now.duration(to: wake).seconds)))
+            scheduledWake = nil
         }
         condition.unlock()
     }
