@@ -14,8 +14,8 @@ extension Blerig {
             static let configuration = CommandConfiguration(
                 abstract: "Move dead-lettered readings back to the sync queue, their attempts reset.",
                 discussion: """
-                    Readings the ingest refused 5 times are kept as dead letters, never dropped. Once the cause is
-                    fixed, requeue them: the next upload sends them again under the same key, so one the ingest
+                    Readings the ingest refused 5 times are kept as dead letters, never dropped. Once the cause is \
+                    fixed, requeue them: the next upload sends them again under the same key, so one the ingest \
                     already holds is deduplicated there.
 
                     Exit status:

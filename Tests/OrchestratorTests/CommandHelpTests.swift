@@ -36,6 +36,49 @@ struct CommandHelpTests {
         #expect(Self.statuses(in: outcome.output) == expected, "\(outcome.output)")
     }
 
+    /// The commands a help text lists under SUBCOMMANDS (`  run    Run a rig's…`; not the wrapped lines).
+    static func subcommands(in help: String) -> [String] {
+        guard let range = help.range(of: "SUBCOMMANDS:\n") else { return [] }
+        return help[range.upperBound...].split(separator: "\n", omittingEmptySubsequences: false)
+            .prefix { !$0.isEmpty }
+            .compactMap { line -> String? in
+                guard line.hasPrefix("  "), let first = line.dropFirst(2).first, first.isLowercase else { return nil }
+                let name = line.dropFirst(2).prefix { $0 != " " }
+                return name == "help" ? nil : String(name)
+            }
+    }
+
+    /// A line break the help's own text has, mid-sentence: the help wraps at 80 columns, so a line under 60 that
+    /// does not end a sentence or clause, followed by one that goes on in lower case, came from a newline in the
+    /// source (a multi-line string without its trailing backslashes). Only the text before USAGE.
+    static func brokenLines(in help: String) -> [String] {
+        let text = help.components(separatedBy: "\nUSAGE:").first ?? help
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        return zip(lines, lines.dropFirst()).compactMap { line, next in
+            guard !line.isEmpty, line.count < 60, let last = line.last, !".:;)".contains(last),
+                next.first?.isLowercase == true
+            else { return nil }
+            return "\(line) | \(next)"
+        }
+    }
+
+    @Test("no command's help breaks a sentence where its source had a line break")
+    func noBrokenSentences() async throws {
+        let root = try await CommandLineTests.blerig(["--help"])
+        var commands = Self.subcommands(in: root.output).map { [$0] }
+        for command in commands {
+            let help = try await CommandLineTests.blerig(command + ["--help"])
+            commands += Self.subcommands(in: help.output).map { command + [$0] }
+        }
+        #expect(commands.count > 25, "\(commands)")
+        #expect(commands.contains(["sync", "requeue"]))
+        #expect(Self.brokenLines(in: "never dropped. Once the cause is\nfixed, requeue them\n") != [])
+        for command in [[]] + commands {
+            let help = try await CommandLineTests.blerig(command + ["--help"])
+            #expect(Self.brokenLines(in: help.output) == [], "blerig \(command.joined(separator: " ")) --help")
+        }
+    }
+
     @Test("--version prints the one version string and exits 0")
     func version() async throws {
         let outcome = try await CommandLineTests.blerig(["--version"])
