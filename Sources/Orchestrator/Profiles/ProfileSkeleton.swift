@@ -69,7 +69,7 @@ public enum ProfileSkeleton {
         if let codec = DataProfile.StandardCodec.allCases.first(where: { $0.uuid == characteristic.uuid }) {
             lines.append("        codec: \(codec.rawValue)")
         } else if case .value(let bytes) = characteristic.value, !bytes.isEmpty {
-            lines.append("        bytes: \"\(bytes.hexString)\"")
+            lines.append("        " + valueEntry(bytes))
         }
         let descriptors = characteristic.descriptors.filter {
             $0.uuid != GATT.AttributeType.clientCharacteristicConfiguration
@@ -77,7 +77,7 @@ public enum ProfileSkeleton {
         if !descriptors.isEmpty {
             let entries = descriptors.map { descriptor in
                 if case .value(let bytes) = descriptor.value, !bytes.isEmpty {
-                    "{uuid: \(descriptor.uuid), bytes: \"\(bytes.hexString)\"}"
+                    "{uuid: \(descriptor.uuid), \(valueEntry(bytes))}"
                 } else {
                     "\(descriptor.uuid)"
                 }
@@ -85,6 +85,18 @@ public enum ProfileSkeleton {
             lines.append("        descriptors: [\(entries.joined(separator: ", "))]")
         }
         return lines
+    }
+
+    /// `value: "Alert light"` for bytes that read as text (valid UTF-8, two characters or more, a letter among them,
+    /// no control character), else `bytes: "416c"`. Either gives the same bytes back when the profile loads.
+    static func valueEntry(_ bytes: [UInt8]) -> String {
+        if let text = String(validating: bytes, as: UTF8.self), text.count >= 2,
+            text.unicodeScalars.contains(where: \.properties.isAlphabetic),
+            !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        {
+            return "value: \(quoted(text))"
+        }
+        return "bytes: \"\(bytes.hexString)\""
     }
 
     /// A codec for a standard characteristic, else a number as wide as the value read (a byte when unread).

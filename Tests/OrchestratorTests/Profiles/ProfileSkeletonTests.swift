@@ -44,6 +44,8 @@ struct ProfileSkeletonTests {
         #expect(profile.periodic?.decoder == .codec(.heartRateMeasurement))
         let alert = try #require(profile.characteristic(HeartRateMonitor.alertLevel)?.characteristic)
         #expect(alert.descriptors == [DataProfile.Descriptor(BluetoothUUID(0x2901), value: Array("Alert light".utf8))])
+        // Written as the text it is, for the user to read.
+        #expect(try String(contentsOfFile: skeleton, encoding: .utf8).contains(#"{uuid: 2901, value: "Alert light"}"#))
 
         // The skeleton is a working profile: the virtual farm serves it and the generic suites pass on it.
         let result = try await CampaignTests.run(
@@ -57,5 +59,29 @@ struct ProfileSkeletonTests {
             """)
         #expect(result.result.failingCheckLines() == [])
         #expect(result.result.counts.passed >= 4)
+    }
+
+    @Test(
+        "a value that reads as text is written as text, anything else as hex; either loads back as the same bytes",
+        arguments: [
+            (Array("Alert light".utf8), #"value: "Alert light""#), (Array(#"say "hi" \ x"#.utf8), #"value: "say \"hi\" \\ x""#),
+            (Array("Température".utf8), #"value: "Température""#), ([0x41], #"bytes: "41""#), (Array("42".utf8), #"bytes: "3432""#),
+            ([0x41, 0x42, 0x0A], #"bytes: "41420a""#), ([0xFF, 0x41, 0x42], #"bytes: "ff4142""#),
+        ] as [([UInt8], String)])
+    func valueEntry(bytes: [UInt8], written: String) throws {
+        #expect(ProfileSkeleton.valueEntry(bytes) == written)
+        let yaml = """
+            profile: my-sensor
+            advertising: {name: "Sensor-*", services: [0x181A]}
+            services:
+              - uuid: 0x181A
+                characteristics:
+                  - {uuid: 0x2A6E, properties: [read, notify], descriptors: [{uuid: 0x2901, \(written)}]}
+            ready: [0x2A6E]
+            notification: {characteristic: 0x2A6E, rate_hz: 2, decoder: {format: i16, scale: 0.01, unit: C}}
+
+            """
+        let profile = try ProfileFile.parse(yaml: yaml, file: "p.yaml")
+        #expect(profile.characteristic(BluetoothUUID(0x2A6E))?.characteristic.descriptors.first?.value == bytes)
     }
 }
