@@ -108,6 +108,16 @@ final class VirtualLink: @unchecked Sendable {
         endpoints[side.rawValue] = nil
     }
 
+    /// Forgets both ends, the packets queued and the observer: the run is over with the link still up, and each
+    /// end holds the link (``VirtualCentral`` calls this for its links still up).
+    func letGo() {
+        endpoints = [nil, nil]
+        queues = [[], []]
+        observer = nil
+        deliveries = [:]
+        nextEvent = nil
+    }
+
     // MARK: Sending
 
     /// Queues an ATT PDU; it leaves in the first connection event that starts at or after now.

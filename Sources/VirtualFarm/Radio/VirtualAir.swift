@@ -34,6 +34,20 @@ public final class VirtualAir: BoardRadio, @unchecked Sendable {
         self.parameters = parameters
         self.faults = faults
         self.model = LinkModel(parameters)
+        // Each board holds the air, and the air its boards: once the run is over the air lets go of them.
+        sim.whenOver { [weak self] in self?.letGo() }
+    }
+
+    /// Forgets every peripheral, scan and connection attempt (the run is over); a scan still listening ends.
+    private func letGo() {
+        for scanner in scanners.values { scanner.continuation.finish() }
+        scanners = [:]
+        wideScanners = []
+        scannersOf = [:]
+        pendingConnects = []
+        peripherals = []
+        byAddress = [:]
+        dropRandom = [:]
     }
 
     private final class PeripheralEntry {

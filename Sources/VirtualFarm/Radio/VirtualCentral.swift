@@ -36,6 +36,16 @@ public final class VirtualCentral: Central, @unchecked Sendable {
         self.air = air
         self.maxLinks = maxLinks
         self.traffic = traffic
+        // A link holds its ends, this central's among them: once the run is over the central lets go of its links.
+        air.sim.whenOver { [weak self] in self?.letGo() }
+    }
+
+    /// Lets go of the links still up, and they of their ends, and ends the power observers (the run is over).
+    private func letGo() {
+        for observer in powerObservers.values { observer.finish() }
+        powerObservers = [:]
+        for link in openLinks.values { link.letGo() }
+        openLinks = [:]
     }
 
     /// How this central's links shared its radio's airtime so far.

@@ -21,12 +21,27 @@ public final class Simulation: Sendable {
     public let pacing: Pacing
     public let clock: VirtualClock
     let executor: SimulationExecutor
+    /// What ``whenOver(_:)`` was given, run once the run is over.
+    private let endings = Mutex<[@Sendable () -> Void]>([])
 
     private init(seed: UInt64, pacing: Pacing) {
         self.seed = seed
         self.pacing = pacing
         executor = SimulationExecutor(pacing: pacing)
         clock = VirtualClock(executor: executor)
+    }
+
+    /// Runs `action` once the run is over, after its last task and timer, on the thread that called
+    /// ``run(seed:horizon:_:)`` or ``runOnWallClock(seed:_:)``: for components that hold each other while the
+    /// simulation runs (the air its boards, each board the air) to let go, so that a finished run's farm is freed.
+    func whenOver(_ action: @escaping @Sendable () -> Void) {
+        endings.withLock { $0.append(action) }
+    }
+
+    /// Closes the executor (timers that never fired are dropped) and runs what ``whenOver(_:)`` was given.
+    private func end() {
+        executor.close()
+        for action in endings.withLock({ endings in defer { endings = [] }; return endings }) { action() }
     }
 
     /// The simulation's time now: virtual time, or on the wall clock the monotonic time since the run began.
@@ -58,7 +73,7 @@ public final class Simulation: Sendable {
             }
             return first
         }
-        executor.closePosts()
+        simulation.end()
         switch stop {
         case .finished: return try await task.value
         case .deadlock: throw SimulationError.stalled(at: simulation.now)
@@ -87,7 +102,7 @@ public final class Simulation: Sendable {
         } onCancel: {
             task.cancel()
         }
-        executor.closePosts()
+        simulation.end()
         return try await task.value
     }
 

@@ -76,9 +76,12 @@ final class SimulationExecutor: SerialExecutor, TaskExecutor, @unchecked Sendabl
         return accepted
     }
 
-    /// Ends the acceptance of posted actions: those still queued are dropped, later ones refused.
-    func closePosts() {
+    /// Ends the run for good: posted actions still queued are dropped and later ones refused, and so are the timers
+    /// that never fired. A board's timers capture the board, which holds the simulation that holds them: kept, they
+    /// would keep the whole farm alive after its run (135 KB per run of `bench ota-faults`, 1.4 GB over 10,000).
+    func close() {
         posted.withLock { $0 = nil }
+        timers.withLock { $0.close() }
     }
 
     /// True on the thread that is running this simulation.

@@ -21,6 +21,8 @@ struct TimerQueue {
     /// The live timers' actions by sequence; a cancelled timer's slot stays in the heap until it surfaces.
     private var actions: [UInt64: @Sendable () -> Void] = [:]
     private var nextSequence: UInt64 = 0
+    /// The run is over: nothing is kept, nothing fires.
+    private(set) var isClosed = false
 
     /// Timers scheduled and not yet run or cancelled.
     var count: Int { actions.count }
@@ -28,10 +30,19 @@ struct TimerQueue {
 
     mutating func schedule(at deadline: RigInstant, _ action: @escaping @Sendable () -> Void) -> ID {
         nextSequence += 1
+        guard !isClosed else { return ID(sequence: nextSequence) }
         heap.append(Entry(deadline: deadline, sequence: nextSequence))
         actions[nextSequence] = action
         siftUp(heap.count - 1)
         return ID(sequence: nextSequence)
+    }
+
+    /// Drops every pending timer, and every one scheduled from now on: the actions and what they capture are
+    /// released.
+    mutating func close() {
+        isClosed = true
+        heap = []
+        actions = [:]
     }
 
     /// Cancels a timer; cancelling one that already ran or was cancelled does nothing.
