@@ -3,8 +3,11 @@
 /// (`(a+)+$` against 18 `a`s and a `b` takes 15 s). A console pattern runs on every line a board prints, so a
 /// profile that has one is refused at load time (docs/profiles.md, `console`).
 ///
-/// This reads the pattern's structure only: escapes, `\Q…\E`, character classes, groups and quantifiers. A repeated
-/// group whose alternatives overlap (`(a|ab)+`) is also slow and is not found.
+/// This reads the pattern's structure only: escapes, `\Q…\E`, character classes, groups and quantifiers. A
+/// possessive quantifier (`*+`, `++`) gives nothing back, so it neither counts as a repetition inside nor makes one
+/// outside. The check is cautious: `(\w+\s)*` is found although each of its words must end at a space, and
+/// `(\w+\s)*+` says the same without the doubt. A repeated group whose alternatives overlap (`(a|ab)+`) is also slow
+/// and is not found.
 struct NestedRepetition: Equatable {
     /// The group, as written in the pattern, with its quantifier.
     var text: String
@@ -62,8 +65,9 @@ struct NestedRepetition: Equatable {
             default:
                 break
             }
-            if let (length, unbounded) = quantifier(characters, at: index) {
-                if unbounded {
+            if let (length, unbounded, possessive) = quantifier(characters, at: index) {
+                // A possessive quantifier never gives back what it took, so nothing is tried twice.
+                if unbounded, !possessive {
                     if atomRepeats {
                         return NestedRepetition(text: String(characters[atomStart..<(index + length)]))
                     }
@@ -97,10 +101,12 @@ struct NestedRepetition: Equatable {
         return index
     }
 
-    /// The quantifier at `index`, if one is there: its length (with a lazy `?` or possessive `+` after it), and
-    /// whether it lets its atom repeat more than once (`*`, `+`, `{n,}`, `{n,m}` with m > 1 and m > n). `?` does
-    /// not.
-    private static func quantifier(_ characters: [Character], at index: Int) -> (length: Int, unbounded: Bool)? {
+    /// The quantifier at `index`, if one is there: its length (with a lazy `?` or possessive `+` after it), whether
+    /// it lets its atom repeat more than once (`*`, `+`, `{n,}`, `{n,m}` with m > 1 and m > n; `?` does not), and
+    /// whether it is possessive.
+    private static func quantifier(
+        _ characters: [Character], at index: Int
+    ) -> (length: Int, unbounded: Bool, possessive: Bool)? {
         var length: Int
         let repeats: Bool
         switch characters[index] {
@@ -127,9 +133,11 @@ struct NestedRepetition: Equatable {
         default:
             return nil
         }
+        var possessive = false
         if index + length < characters.count, characters[index + length] == "?" || characters[index + length] == "+" {
+            possessive = characters[index + length] == "+"
             length += 1
         }
-        return (length, repeats)
+        return (length, repeats, possessive)
     }
 }

@@ -17,8 +17,9 @@ extension ProfileFile {
                 throw node.issue(
                     .invalidValue,
                     "'\(key)' repeats a group that repeats inside itself, \(RigWording.quoted(nested.text)): a line that "
-                        + "almost matches would take minutes to read (the matcher backtracks exponentially); write it "
-                        + "without the nested repetition ('(a+)+' matches what 'a+' does)")
+                        + "almost matches can take minutes to read (the matcher backtracks, exponentially here); write it "
+                        + "without the nested repetition ('a+' matches what '(a+)+' does) or make the outer repetition "
+                        + "possessive ('(a+)++')")
             }
             return text
         }

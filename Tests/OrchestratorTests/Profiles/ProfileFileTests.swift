@@ -120,6 +120,13 @@ struct ProfileFileTests {
         #expect(found.count == 1, "\(found)")
         #expect(found.first?.hasPrefix("p.yaml:13:") == true, "\(found)")
         #expect(found.first?.contains("'errors' repeats a group that repeats inside itself, '(a+)+'") == true)
+        // Made possessive, as the message suggests, it loads.
+        let possessive = Self.minimal + """
+            console:
+              errors: ['(a+)++$', '(\\w+\\s)*+E/']
+
+            """
+        #expect(Self.issues(possessive) == [])
     }
 
     @Test("behaviour must name characteristics of the table that can do what it asks")
