@@ -51,6 +51,7 @@ struct NestedRepetition: Equatable {
                 continue
             case "(":
                 frames.append(Frame(start: index))
+                atomRepeats = false
                 index += 1
                 continue
             case ")":

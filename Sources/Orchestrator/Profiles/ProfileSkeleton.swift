@@ -88,11 +88,13 @@ public enum ProfileSkeleton {
     }
 
     /// `value: "Alert light"` for bytes that read as text (valid UTF-8, two characters or more, a letter among them,
-    /// no control character), else `bytes: "416c"`. Either gives the same bytes back when the profile loads.
+    /// no control character and no line or paragraph separator, which YAML would fold), else `bytes: "416c"`. Either
+    /// gives the same bytes back when the profile loads.
     static func valueEntry(_ bytes: [UInt8]) -> String {
+        let unprintable: Set<Unicode.GeneralCategory> = [.control, .lineSeparator, .paragraphSeparator]
         if let text = String(validating: bytes, as: UTF8.self), text.count >= 2,
             text.unicodeScalars.contains(where: \.properties.isAlphabetic),
-            !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+            !text.unicodeScalars.contains(where: { unprintable.contains($0.properties.generalCategory) })
         {
             return "value: \(quoted(text))"
         }

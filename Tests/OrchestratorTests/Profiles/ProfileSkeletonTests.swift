@@ -67,6 +67,7 @@ struct ProfileSkeletonTests {
             (Array("Alert light".utf8), #"value: "Alert light""#), (Array(#"say "hi" \ x"#.utf8), #"value: "say \"hi\" \\ x""#),
             (Array("Température".utf8), #"value: "Température""#), ([0x41], #"bytes: "41""#), (Array("42".utf8), #"bytes: "3432""#),
             ([0x41, 0x42, 0x0A], #"bytes: "41420a""#), ([0xFF, 0x41, 0x42], #"bytes: "ff4142""#),
+            (Array("ab\u{2028}cd".utf8), #"bytes: "6162e280a86364""#),
         ] as [([UInt8], String)])
     func valueEntry(bytes: [UInt8], written: String) throws {
         #expect(ProfileSkeleton.valueEntry(bytes) == written)
