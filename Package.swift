@@ -95,7 +95,7 @@ let package = Package(
         .target(
             name: "History",
             dependencies: [
-                "BLECore", "Orchestrator", "Reports", .product(name: "GRDB", package: "GRDB.swift"),
+                "BLECore", "CentralStack", "Orchestrator", "Reports", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],

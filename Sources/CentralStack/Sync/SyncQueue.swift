@@ -62,7 +62,7 @@ public final class SyncQueue: Sendable {
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         do {
-            pool = try DatabasePool(path: path, configuration: configuration)
+            pool = try SQLiteOpening.pool(path: path, configuration: configuration, timeout: 10)
             // GRDB sets synchronous = NORMAL when it puts a pool in WAL mode, after `prepareDatabase`; the pool
             // has one writer connection for its life, and commits happen only there.
             try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }

@@ -1,3 +1,4 @@
+import CentralStack
 import Foundation
 import GRDB
 
@@ -19,14 +20,17 @@ public final class SQLiteHistory: RunHistory {
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             }
             var configuration = Configuration()
-            configuration.busyMode = .timeout(30)
+            configuration.busyMode = .timeout(Self.busyTimeout)
             configuration.label = "blerig.history"
-            pool = try DatabasePool(path: path, configuration: configuration)
+            pool = try SQLiteOpening.pool(path: path, configuration: configuration, timeout: Self.busyTimeout)
         } catch {
             throw HistoryError(database: path, message: "cannot open: \(Self.describe(error))")
         }
         try migrate()
     }
+
+    /// How long a busy database is waited for, in seconds.
+    static let busyTimeout: TimeInterval = 30
 
     private func migrate() throws(HistoryError) {
         let path = path
