@@ -78,9 +78,27 @@ public final class SyncQueue: Sendable {
                     kind: .unknownSchema, path: path, operation: "opening",
                     cause: "schema version \(unknown) is not one of \(Self.schemaVersions.joined(separator: ", "))")
             }
-            try migrator.migrate(pool)
+            try Self.migrate(migrator, pool)
         } catch {
             throw SyncQueueError.wrap(error, path: path, operation: "migrating the schema")
+        }
+    }
+
+    /// Runs the migrations not applied yet. Another process may be migrating the same new file at the same moment
+    /// (an app and `blerig sync requeue`): GRDB reads what is applied before each migration's transaction, so the
+    /// one that commits second fails ("table item already exists", or a busy snapshot). Each migration is a
+    /// transaction of its own, so the failed one left nothing; what is applied is read again and the rest run.
+    private static func migrate(_ migrator: DatabaseMigrator, _ pool: DatabasePool) throws {
+        var attempt = 0
+        while true {
+            do {
+                try migrator.migrate(pool)
+                return
+            } catch {
+                attempt += 1
+                if try pool.read({ db in try migrator.hasCompletedMigrations(db) }) { return }
+                guard attempt < schemaVersions.count + 2 else { throw error }
+            }
         }
     }
 
