@@ -71,17 +71,11 @@ struct ProfileSkeletonTests {
         ] as [([UInt8], String)])
     func valueEntry(bytes: [UInt8], written: String) throws {
         #expect(ProfileSkeleton.valueEntry(bytes) == written)
-        let yaml = """
-            profile: my-sensor
-            advertising: {name: "Sensor-*", services: [0x181A]}
-            services:
-              - uuid: 0x181A
-                characteristics:
-                  - {uuid: 0x2A6E, properties: [read, notify], descriptors: [{uuid: 0x2901, \(written)}]}
-            ready: [0x2A6E]
-            notification: {characteristic: 0x2A6E, rate_hz: 2, decoder: {format: i16, scale: 0.01, unit: C}}
-
-            """
+        // The loader's minimal profile, its one characteristic given the descriptor as the skeleton writes it.
+        let plain = "{uuid: 0x2A6E, properties: [read, notify]}"
+        #expect(ProfileFileTests.minimal.contains(plain))
+        let yaml = ProfileFileTests.minimal.replacingOccurrences(
+            of: plain, with: "{uuid: 0x2A6E, properties: [read, notify], descriptors: [{uuid: 0x2901, \(written)}]}")
         let profile = try ProfileFile.parse(yaml: yaml, file: "p.yaml")
         #expect(profile.characteristic(BluetoothUUID(0x2A6E))?.characteristic.descriptors.first?.value == bytes)
     }
