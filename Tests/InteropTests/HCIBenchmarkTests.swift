@@ -34,6 +34,13 @@ extension Interop {
                 #expect(central.mtu == 247)
                 #expect(central.stream.gaps == 0)
             }
+            // The socket floor replayed blerig's handshake with no host: cheaper than either central, never free.
+            let floor = try #require(report.socketFloor)
+            #expect(floor.handshakes == 3 && floor.readsPerHandshake > 0)
+            #expect(floor.cpuMsPerHandshake > 0)
+            #expect(floor.cpuMsPerHandshake < report.blerig.cpuMsPerHandshake)
+            #expect(floor.cpuMsPerHandshake < report.bumble.cpuMsPerHandshake)
+            #expect(report.lines.contains { $0.hasPrefix("socket floor: ") })
             #expect(report.blerig.attRequests == report.bumble.attRequests)
             #expect(report.campaign.attRequests == report.bumble.attRequests)
             #expect(report.tickMilliseconds == 1)

@@ -73,3 +73,20 @@ struct HCIBenchmarkReportTests {
         #expect(goals["CPU per handshake"] == "<= 0.15")
     }
 }
+
+extension HCIBenchmarkReportTests {
+    @Test("the socket floor is printed with what each central spends above it, and is in the JSON")
+    func socketFloorLine() throws {
+        var report = Self.report(
+            blerig: Self.central(connect: 4, handshake: 24, cpu: 0.040),
+            bumble: Self.central(connect: 4, handshake: 24, cpu: 0.200))
+        #expect(!report.lines.contains { $0.hasPrefix("socket floor") })
+        #expect(try !report.json().contains("socket_floor"))
+        report.socketFloor = SocketFloorMeasurement(handshakes: 50, cpuS: 0.024, loopS: 1.2, readsPerHandshake: 48)
+        let line = try #require(report.lines.first { $0.hasPrefix("socket floor") })
+        // Per handshake: floor 0.48 ms, blerig 0.8, Bumble 4.0.
+        #expect(line.contains("used 0.480 ms CPU per handshake (0.12 of Bumble's; 48.0 reads per handshake)"))
+        #expect(line.contains("Above it: blerig 0.320 ms, campaign 0.320 ms, Bumble 3.520 ms (0.08 and 0.08 of"))
+        #expect(try report.json().contains("\"socket_floor\""))
+    }
+}

@@ -24,6 +24,8 @@ struct BlerigCentralBenchmark {
     let target: DeviceAddress
     let options: HCIBenchmark.Options
     var path: Path = .benchmark
+    /// On the benchmark path, hears the traffic of one more handshake after the timed ones (for ``SocketFloor``).
+    var recorder: TrafficRecorder?
 
     /// The Interop Test service's characteristics the benchmark uses (see `share/blerig/peers/README.md`).
     static func profileUUID(_ short: UInt16) -> BluetoothUUID {
@@ -62,7 +64,7 @@ struct BlerigCentralBenchmark {
             // resumes the waiting procedure right there, with no hop to another thread.
             let central = HCICentral(stack: stack)
             let measurement = try await withTaskExecutorPreference(central.executor) {
-                try await measure(central, executor: central.executor)
+                try await measure(central, executor: central.executor, recordingOn: stack)
             }
             await stack.shutdown()
             return measurement
@@ -111,7 +113,9 @@ struct BlerigCentralBenchmark {
         return try outcome.get()
     }
 
-    private func measure(_ central: any Central, executor: (any TaskExecutor)?) async throws -> CentralMeasurement {
+    private func measure(
+        _ central: any Central, executor: (any TaskExecutor)?, recordingOn stack: HCIStack? = nil
+    ) async throws -> CentralMeasurement {
         let clock = ContinuousClock()
         var connects: [Double] = []
         var handshakes: [Double] = []
@@ -131,6 +135,12 @@ struct BlerigCentralBenchmark {
         // central's, and none of it happens in Bumble's process.
         let harness = SupervisedProcess.outputReadingCPU - harnessBefore
         let loop = loopStarted.duration(to: clock.now)
+        if let recorder, let stack {
+            stack.capture(into: recorder, as: "bench")
+            let (recorded, _, _) = try await handshake(central, clock)
+            await recorded.connection.disconnect()
+            stack.stopCapture()
+        }
 
         let (session, _, _) = try await handshake(central, clock)
         guard let echo = session.characteristics[Self.echo], let command = session.characteristics[Self.command] else {

@@ -9,7 +9,9 @@ import Radios
 /// time on a controller of its own:
 ///
 /// Three centrals take their turn: blerig's on the benchmark's path and on the campaign's (see
-/// ``BlerigCentralBenchmark/Path``), then Bumble's. Each:
+/// ``BlerigCentralBenchmark/Path``), then Bumble's. Between the campaign's and Bumble's, the socket floor
+/// (``SocketFloor``) replays the packets of one more handshake of blerig's benchmark path, recorded after its timed
+/// ones, `handshakes` times on a bare socket: what the kernel charges any central for them. Each central:
 ///
 /// 1. `handshakes` handshakes, each connect → Exchange MTU → all primary services → the characteristics of each
 ///    → the descriptors of notify_source → its CCCD written ("subscribed"), then disconnect and wait for the link
@@ -85,14 +87,25 @@ public struct HCIBenchmark: Sendable {
             progress("peripheral.py advertising as \(address)")
 
             progress("blerig's central: \(options.handshakes) handshakes, \(options.writeCount) writes, stream")
+            let recorder = TrafficRecorder()
             let blerig = try await BlerigCentralBenchmark(
-                hci: try HCITransportSpec.parse(rootcanal.hciSpec), target: address, options: options
+                hci: try HCITransportSpec.parse(rootcanal.hciSpec), target: address, options: options,
+                recorder: recorder
             ).run()
 
             progress("blerig's campaign path: \(options.handshakes) handshakes, \(options.writeCount) writes, stream")
             let campaign = try await BlerigCentralBenchmark(
                 hci: try HCITransportSpec.parse(rootcanal.hciSpec), target: address, options: options,
                 path: .campaign(capturesRoot: FileManager.default.temporaryDirectory.path)
+            ).run()
+
+            progress("the socket floor: blerig's handshake replayed \(options.handshakes) times with no host")
+            guard case let .tcp(host, port) = try HCITransportSpec.parse(rootcanal.hciSpec) else {
+                throw BenchmarkError("rootcanal's HCI port \(rootcanal.hciSpec) is not TCP")
+            }
+            let floor = try await SocketFloor(
+                host: host, port: port, script: try HandshakeScript.recorded(recorder.recorded),
+                handshakes: options.handshakes
             ).run()
 
             progress("Bumble's central: \(options.handshakes) handshakes, \(options.writeCount) writes, stream")
@@ -103,7 +116,7 @@ public struct HCIBenchmark: Sendable {
             await rootcanal.stop()
             return HCIBenchmarkReport(
                 handshakes: options.handshakes, tickMilliseconds: options.tick.milliseconds, versions: versions,
-                blerig: blerig, campaign: campaign, bumble: bumble)
+                blerig: blerig, campaign: campaign, bumble: bumble, socketFloor: floor)
         } catch {
             await peripheral?.stop()
             await rootcanal.stop()

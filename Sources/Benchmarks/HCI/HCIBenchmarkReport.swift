@@ -13,6 +13,9 @@ public struct HCIBenchmarkReport: Sendable, Hashable, Encodable {
     /// blerig's central as a campaign builds and runs it (``BlerigCentralBenchmark/Path/campaign``).
     public var campaign: CentralMeasurement
     public var bumble: CentralMeasurement
+    /// blerig's handshake replayed on a bare socket with no host behind it (``SocketFloor``): what the kernel charges
+    /// any central for its packets here; nil when it was not measured.
+    public var socketFloor: SocketFloorMeasurement?
 
     public struct Row: Sendable, Hashable, Encodable {
         public enum Goal: String, Sendable, Hashable, Encodable {
@@ -82,7 +85,7 @@ public struct HCIBenchmarkReport: Sendable, Hashable, Encodable {
 
     public init(
         handshakes: Int, tickMilliseconds: Double, versions: [String: String], blerig: CentralMeasurement,
-        campaign: CentralMeasurement, bumble: CentralMeasurement
+        campaign: CentralMeasurement, bumble: CentralMeasurement, socketFloor: SocketFloorMeasurement? = nil
     ) {
         self.handshakes = handshakes
         self.tickMilliseconds = tickMilliseconds
@@ -90,6 +93,7 @@ public struct HCIBenchmarkReport: Sendable, Hashable, Encodable {
         self.blerig = blerig
         self.campaign = campaign
         self.bumble = bumble
+        self.socketFloor = socketFloor
     }
 
     /// The metric names, in the table's order.
@@ -158,6 +162,7 @@ public struct HCIBenchmarkReport: Sendable, Hashable, Encodable {
         lines.append(stream("blerig", blerig))
         lines.append(stream("campaign", campaign))
         lines.append(stream("Bumble", bumble))
+        if let floor = socketFloor { lines.append(floorLine(floor)) }
         lines.append(
             "versions: " + versions.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
         lines.append(
@@ -173,6 +178,19 @@ public struct HCIBenchmarkReport: Sendable, Hashable, Encodable {
         return lines
     }
 
+    /// The socket floor, and what each central spends above it.
+    func floorLine(_ floor: SocketFloorMeasurement) -> String {
+        let base = floor.cpuMsPerHandshake
+        func ms(_ value: Double) -> String { String(format: "%.3f", value) }
+        func share(_ value: Double) -> String { String(format: "%.2f", Row.ratio(value, bumble.cpuMsPerHandshake)) }
+        let above = [blerig, campaign, bumble].map { max(0, $0.cpuMsPerHandshake - base) }
+        return "socket floor: blerig's handshake replayed \(floor.handshakes) times on a bare socket, read and written as "
+            + "blerig's transport does with no host behind it, used \(ms(base)) ms CPU per handshake (\(share(base)) "
+            + "of Bumble's; \(String(format: "%.1f", floor.readsPerHandshake)) reads per handshake): no central here "
+            + "can go below it. Above it: blerig \(ms(above[0])) ms, campaign \(ms(above[1])) ms, Bumble "
+            + "\(ms(above[2])) ms (\(share(above[0])) and \(share(above[1])) of Bumble's total)."
+    }
+
     /// The same as JSON: the rows, then each central's samples.
     public func json() throws -> String {
         let encoder = JSONEncoder()
@@ -182,7 +200,7 @@ public struct HCIBenchmarkReport: Sendable, Hashable, Encodable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case handshakes, tickMilliseconds, versions, rows, blerig, campaign, bumble
+        case handshakes, tickMilliseconds, versions, rows, blerig, campaign, bumble, socketFloor
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -194,6 +212,7 @@ public struct HCIBenchmarkReport: Sendable, Hashable, Encodable {
         try container.encode(blerig, forKey: .blerig)
         try container.encode(campaign, forKey: .campaign)
         try container.encode(bumble, forKey: .bumble)
+        try container.encodeIfPresent(socketFloor, forKey: .socketFloor)
     }
 
     /// Whole numbers as they are, else three decimals below 10 (a write round trip is two rootcanal ticks, 2 ms,

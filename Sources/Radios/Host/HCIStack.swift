@@ -133,6 +133,9 @@ public final class HCIStack: Sendable {
         }
     }
 
+    /// Stops sending packets to the sink ``capture(into:as:)`` gave.
+    public func stopCapture() { state.withLock { $0.capture = nil } }
+
     /// Calls `handler` with the reason when the transport closes or fails under the running stack (the
     /// controller vanished, its process died, a write failed), at once; not when ``shutdown(grace:)`` or
     /// ``close()`` closes it.

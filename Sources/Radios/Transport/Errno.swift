@@ -8,7 +8,7 @@ public struct Errno: Error, Hashable, Sendable, CustomStringConvertible {
     public init(_ code: Int32) { self.code = code }
 
     /// The calling thread's `errno`, read right after the failing call.
-    static var current: Errno { Errno(errno) }
+    public static var current: Errno { Errno(errno) }
 
     /// `EAFNOSUPPORT` for the values these transports meet, `errno 123` for the others.
     public var name: String { Self.names[code] ?? "errno \(code)" }

@@ -18,10 +18,7 @@ public final class TCPTransport: DescriptorBackedTransport {
         self.host = host
         self.port = port
         let spec = HCITransportSpec.tcp(host: host, port: port)
-        let descriptor = try Self.connect(spec: spec, host: host, port: port, timeout: connectTimeout)
-        var on: Int32 = 1
-        _ = setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
-        Self.rearmQuickAck(descriptor)
+        let descriptor = try Self.connectedSocket(host: host, port: port, timeout: connectTimeout)
         let controller = "controller at \(spec)"
         core = try DescriptorTransport(
             descriptor: descriptor, description: spec.description,
@@ -52,7 +49,20 @@ public final class TCPTransport: DescriptorBackedTransport {
     var descriptor: Int32 { core.descriptor }
 
 
-    private static func rearmQuickAck(_ descriptor: Int32) {
+    /// A socket connected to `host`:`port` with the options this transport reads and writes with: TCP_NODELAY on
+    /// and TCP_QUICKACK armed (re-arm it with ``rearmQuickAck(_:)`` after a read that followed a write). The caller
+    /// owns it. `bench hci` replays packets on one to measure what the socket alone costs.
+    public static func connectedSocket(
+        host: String, port: UInt16, timeout: Duration = .seconds(5)
+    ) throws(HCITransportError) -> Int32 {
+        let descriptor = try connect(spec: .tcp(host: host, port: port), host: host, port: port, timeout: timeout)
+        var on: Int32 = 1
+        _ = setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
+        rearmQuickAck(descriptor)
+        return descriptor
+    }
+
+    public static func rearmQuickAck(_ descriptor: Int32) {
         var on: Int32 = 1
         _ = setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_QUICKACK, &on, socklen_t(MemoryLayout<Int32>.size))
     }
