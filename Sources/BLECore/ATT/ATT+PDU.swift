@@ -40,7 +40,7 @@ extension ATT {
                 throw .truncated(context: "ATT PDU", field: "opcode", needed: 1, available: 0, at: 0)
             }
             let opcode = Opcode(rawValue: first)
-            var reader = ByteReader(bytes, context: "ATT " + opcode.name)
+            var reader = ByteReader(bytes, context: opcode.decodingContext)
             _ = try reader.readUInt8("opcode")
             switch opcode {
             case .errorResponse: self = .errorResponse(try ErrorResponse(decoding: &reader))

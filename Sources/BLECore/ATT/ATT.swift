@@ -51,6 +51,12 @@ public enum ATT {
         /// Bit 7: the PDU ends in a 12-byte authentication signature.
         public var isSigned: Bool { rawValue & 0x80 != 0 }
 
+        /// "ATT " and the name, for decoding errors: made once per opcode, since a PDU is decoded for every packet
+        /// and only a malformed one needs it.
+        var decodingContext: String { Self.decodingContexts[Int(rawValue)] }
+
+        private static let decodingContexts = (0...255).map { "ATT " + Opcode(rawValue: UInt8($0)).name }
+
         public var name: String {
             switch self {
             case .errorResponse: "Error Response"

@@ -68,17 +68,16 @@ extension HCIHost {
             actions.append(.event(.disconnected(handle: event.handle, reason: event.reason)))
         case let .numberOfCompletedPackets(entries):
             for entry in entries {
-                guard var state = linkStates[entry.handle] else { continue }
-                let returned = min(Int(entry.count), state.inFlight)
+                guard let inFlight = linkStates[entry.handle]?.inFlight else { continue }
+                let returned = min(Int(entry.count), inFlight)
                 if returned < Int(entry.count) {
                     actions.append(
                         .event(
                             .warning(
-                                "the controller returned \(entry.count) buffers for link 0x\(String(entry.handle, radix: 16)) but held \(state.inFlight)"
+                                "the controller returned \(entry.count) buffers for link 0x\(String(entry.handle, radix: 16)) but held \(inFlight)"
                             )))
                 }
-                state.inFlight -= returned
-                linkStates[entry.handle] = state
+                linkStates[entry.handle]!.inFlight -= returned
                 aclCredits += returned
             }
         case let .hardwareError(code):
@@ -266,19 +265,18 @@ extension HCIHost {
     // MARK: - ACL
 
     mutating func receiveACL(_ packet: HCI.ACLDataPacket, _ actions: inout [Action]) {
-        guard var state = linkStates[packet.handle] else {
+        guard linkStates[packet.handle] != nil else {
             actions.append(.event(.warning("ACL data for unknown link 0x\(String(packet.handle, radix: 16)) dropped")))
             return
         }
         let frame: L2CAP.BasicFrame?
         do {
-            frame = try state.reassembler.push(packet.fragment)
+            // In place: a copy of the link's state would copy the reassembler's buffer for every fragment.
+            frame = try linkStates[packet.handle]!.reassembler.push(packet.fragment)
         } catch {
-            linkStates[packet.handle] = state
             actions.append(.event(.warning("link 0x\(String(packet.handle, radix: 16)): \(error)")))
             return
         }
-        linkStates[packet.handle] = state
         guard let frame else { return }
         switch frame.channel {
         case .att:
@@ -335,18 +333,22 @@ extension HCIHost {
     }
 
     mutating func queueFrame(_ frame: L2CAP.BasicFrame, on handle: UInt16, _ actions: inout [Action]) {
-        guard var state = linkStates[handle], let controller else { return }
+        guard linkStates[handle] != nil, let controller else { return }
         let packets = HCI.ACLDataPacket.packets(
             carrying: frame, handle: handle, direction: .hostToController,
             maximumDataLength: max(1, controller.aclBufferSize))
-        state.queue.append(packets)
-        linkStates[handle] = state
+        linkStates[handle]!.queue.append(packets)
         pump(&actions)
     }
 
     /// Sends queued ACL packets while the controller has buffers, one frame's packet at a time per link, in turn.
     mutating func pump(_ actions: inout [Action]) {
         guard aclCredits > 0, !linkStates.isEmpty else { return }
+        if linkStates.count == 1, let handle = linkStates.keys.first {
+            // One link, the usual case: nothing to take turns with.
+            while aclCredits > 0, sendNext(on: handle, &actions) {}
+            return
+        }
         var handles = linkStates.keys.sorted()
         if let split = handles.firstIndex(where: { $0 > lastServed }) {
             handles = Array(handles[split...] + handles[..<split])
@@ -355,33 +357,23 @@ extension HCIHost {
         while aclCredits > 0, progress {
             progress = false
             for handle in handles where aclCredits > 0 {
-                guard var state = linkStates[handle], state.queuedFrames > 0 else { continue }
-                let wasFull = state.queuedFrames >= configuration.maximumQueuedFrames
-                var frame = state.queue[state.queueHead]
-                let packet = frame.removeFirst()
-                if frame.isEmpty {
-                    state.queue[state.queueHead] = []
-                    state.queueHead += 1
-                    if state.queueHead == state.queue.count {
-                        state.queue.removeAll(keepingCapacity: true)
-                        state.queueHead = 0
-                    } else if state.queueHead >= 64 {
-                        state.queue.removeFirst(state.queueHead)
-                        state.queueHead = 0
-                    }
-                } else {
-                    state.queue[state.queueHead] = frame
-                }
-                state.inFlight += 1
-                aclCredits -= 1
-                linkStates[handle] = state
-                lastServed = handle
-                progress = true
-                actions.append(.send(HCI.H4Packet(packet), about: links[handle]?.peer))
-                if wasFull, state.queuedFrames < configuration.maximumQueuedFrames {
-                    actions.append(.event(.transmitReady(handle: handle)))
-                }
+                if sendNext(on: handle, &actions) { progress = true }
             }
         }
+    }
+
+    /// Sends the next queued packet of link `handle`; false when it has none queued.
+    private mutating func sendNext(on handle: UInt16, _ actions: inout [Action]) -> Bool {
+        guard let queued = linkStates[handle]?.queuedFrames, queued > 0 else { return false }
+        // In place, as in receiveACL: a copy of the state would copy its queue for every packet sent.
+        let packet = linkStates[handle]!.takeNextPacket()
+        aclCredits -= 1
+        lastServed = handle
+        actions.append(.send(HCI.H4Packet(packet), about: links[handle]?.peer))
+        let limit = configuration.maximumQueuedFrames
+        if queued >= limit, linkStates[handle]!.queuedFrames < limit {
+            actions.append(.event(.transmitReady(handle: handle)))
+        }
+        return true
     }
 }

@@ -47,6 +47,23 @@ public struct HCIHost: Sendable {
         var nextSignalIdentifier: UInt8 = 1
 
         var queuedFrames: Int { queue.count - queueHead }
+
+        /// Takes the first packet of the first frame queued (there must be one), counting it in flight.
+        mutating func takeNextPacket() -> HCI.ACLDataPacket {
+            let packet = queue[queueHead].removeFirst()
+            if queue[queueHead].isEmpty {
+                queueHead += 1
+                if queueHead == queue.count {
+                    queue.removeAll(keepingCapacity: true)
+                    queueHead = 0
+                } else if queueHead >= 64 {
+                    queue.removeFirst(queueHead)
+                    queueHead = 0
+                }
+            }
+            inFlight += 1
+            return packet
+        }
     }
 
     var commands: [QueuedCommand] = []

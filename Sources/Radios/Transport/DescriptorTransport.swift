@@ -256,6 +256,8 @@ final class DescriptorTransport: Sendable {
         if flags >= 0 { _ = fcntl(descriptor, F_SETFL, flags & ~O_NONBLOCK) }
         var parser = HCI.H4Parser()
         var buffer = [UInt8](repeating: 0, count: 1 + 4 + 65535)
+        // Reused for every read: its storage is allocated once.
+        var packets: [HCI.H4Packet] = []
         while true {
             if state.withLock({ $0.phase != .running }) { return nil }
             let count = buffer.withUnsafeMutableBytes { raw in recv(descriptor, raw.baseAddress, raw.count, 0) }
@@ -267,7 +269,7 @@ final class DescriptorTransport: Sendable {
             // The end of the stream, or close() shut the socket down (then finish reports no error).
             if count == 0 { return behaviour.readFailed(nil) }
             defer { afterRead() }
-            var packets: [HCI.H4Packet] = []
+            packets.removeAll(keepingCapacity: true)
             do throws(DecodingError) {
                 try parser.feed(buffer[..<count], into: &packets)
             } catch {
