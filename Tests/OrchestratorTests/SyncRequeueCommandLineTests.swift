@@ -127,4 +127,43 @@ struct SyncRequeueCommandLineTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["history.sqlite"])
     }
+
+    @Test(
+        "a queue held in a write: released in time, requeue waits and requeues; held too long, it exits 3, locked",
+        arguments: [false, true])
+    func lockedQueue(heldPastTimeout: Bool) async throws {
+        // Held past the busy timeout, nothing has changed either.
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = try Self.queueFile(in: directory)
+        // The app's own connection, in the middle of a write (an upload recording its outcome).
+        var holding = Configuration()
+        holding.allowsUnsafeTransactions = true
+        let app = try DatabaseQueue(path: path, configuration: holding)
+        try app.inDatabase { try $0.execute(sql: "BEGIN IMMEDIATE") }
+        let release = Task {
+            try await Task.sleep(for: heldPastTimeout ? .seconds(13) : .seconds(1))
+            try app.inDatabase { try $0.execute(sql: "ROLLBACK") }
+        }
+        let started = ContinuousClock.now
+        let outcome = try await CommandLineTests.blerig(["sync", "requeue", "--db", path])
+        let waited = started.duration(to: .now)
+        if heldPastTimeout {
+            #expect(outcome.status == ExitStatus.infrastructure.rawValue, "\(outcome.output) \(outcome.errors)")
+            #expect(outcome.output.isEmpty)
+            #expect(outcome.errors.contains("sync queue \(path)"), "\(outcome.errors)")
+            #expect(outcome.errors.contains("SQLite: database is locked"), "\(outcome.errors)")
+            #expect(outcome.errors.contains("held its write lock for more than 10 s"), "\(outcome.errors)")
+            #expect(waited >= .seconds(9), "gave up after \(waited)")
+            try await release.value
+            #expect(try SyncQueue(path: path).deadLetters().count == 3)
+            #expect(try Self.pending(path) == ["B/3 tries 0"])
+        } else {
+            try await release.value
+            #expect(outcome.status == 0, "\(outcome.errors)")
+            #expect(outcome.output == "requeued 3 dead letter(s) in \(path); 4 pending, 0 dead letter(s) left\n")
+            #expect(waited >= .seconds(1))
+        }
+        try app.close()
+    }
 }

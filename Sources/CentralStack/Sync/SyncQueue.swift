@@ -56,13 +56,17 @@ public final class SyncQueue: Sendable {
     public let path: String
     private let pool: DatabasePool
 
+    /// How long a write waits for another connection's write lock before it fails as ``SyncQueueError/Kind/busy``.
+    public static let busyTimeoutSeconds = 10
+
     /// Opens (creating it if needed) the queue at `path` and migrates it to the newest schema.
     public init(path: String) throws(SyncQueueError) {
         self.path = path
         var configuration = Configuration()
-        configuration.busyMode = .timeout(10)
+        configuration.busyMode = .timeout(TimeInterval(Self.busyTimeoutSeconds))
         do {
-            pool = try SQLiteOpening.pool(path: path, configuration: configuration, timeout: 10)
+            pool = try SQLiteOpening.pool(
+                path: path, configuration: configuration, timeout: TimeInterval(Self.busyTimeoutSeconds))
             // GRDB sets synchronous = NORMAL when it puts a pool in WAL mode, after `prepareDatabase`; the pool
             // has one writer connection for its life, and commits happen only there.
             try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }

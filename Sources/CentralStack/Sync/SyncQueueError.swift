@@ -16,6 +16,8 @@ public struct SyncQueueError: Error, Sendable, CustomStringConvertible {
         case unknownSchema
         /// A SQLite database that is not a sync queue (``SyncQueue/existing(at:)``), left as it was.
         case notAQueue
+        /// Another connection (the app syncing, another blerig) held the queue's write lock past the busy timeout.
+        case busy
         /// Anything else SQLite reported.
         case other
     }
@@ -43,6 +45,9 @@ public struct SyncQueueError: Error, Sendable, CustomStringConvertible {
             case .corrupt: "the file is not a usable SQLite database; move it aside to start a new queue"
             case .unknownSchema: "the queue was written by a newer version; update the app"
             case .notAQueue: "nothing was changed; check that this is the app's sync queue file"
+            case .busy:
+                "another connection (an app syncing this queue, or another blerig) held its write lock for more than "
+                    + "\(SyncQueue.busyTimeoutSeconds) s; nothing was committed: run it again once that write is done"
             case .other: "nothing was committed"
             }
         return "sync queue \(path): \(operation) failed: \(cause) — \(advice)"
@@ -59,9 +64,14 @@ public struct SyncQueueError: Error, Sendable, CustomStringConvertible {
             case .SQLITE_FULL: .full
             case .SQLITE_READONLY, .SQLITE_CANTOPEN, .SQLITE_PERM: .readOnly
             case .SQLITE_CORRUPT, .SQLITE_NOTADB: .corrupt
+            case .SQLITE_BUSY, .SQLITE_LOCKED: .busy
             default: .other
             }
+        // GRDB's result code reads "5 (database is locked)": its message alone when the message says the same.
         let cause = database.message ?? "\(database.resultCode)"
+        if let message = database.message, "\(database.resultCode)".hasSuffix("(\(message))") {
+            return SyncQueueError(kind: kind, path: path, operation: operation, cause: "SQLite: \(message)")
+        }
         return SyncQueueError(kind: kind, path: path, operation: operation, cause: "\(cause) (\(database.resultCode))")
     }
 }
