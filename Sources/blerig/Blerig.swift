@@ -188,10 +188,7 @@ extension Blerig {
             if !(await storing.finish(result.result, output: output, errors: errors)), status == .passed {
                 status = .infrastructure
             }
-            output.print(
-                "reports: \(result.directory)/ (junit.xml, summary.md, report.html, metrics.prom, run.jsonl, "
-                    + "summary.txt, captures/, console/); "
-                    + "\(format(result.benchTime.seconds)) s of bench time in \(format(result.wallTime.seconds)) s")
+            output.print(result.reportsLine)
             if status != .passed { throw ExitCode(status.rawValue) }
         }
     }

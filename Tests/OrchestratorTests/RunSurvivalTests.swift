@@ -125,6 +125,9 @@ struct RunSurvivalTests {
         }
         #expect(end.interruption == reason)
         #expect(!FileManager.default.fileExists(atPath: "\(rescue)/junit.xml"))
+        // The last line says where each part went.
+        #expect(result.reportsLine.hasPrefix("reports: \(result.directory)/ holds junit.xml, summary.md"))
+        #expect(result.reportsLine.contains("; the rest is in \(rescue)/ (run.jsonl.unwritten); "))
         try? FileManager.default.removeItem(atPath: rescue)
     }
 }

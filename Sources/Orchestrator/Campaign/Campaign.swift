@@ -257,6 +257,35 @@ public struct CampaignResult: Sendable {
 
     /// True when no check failed or erred and the run was not stopped.
     public var passed: Bool { status == .passed }
+
+    /// The files a finished run leaves in its directory, in the order the last line of `blerig run` names them.
+    public static let reportNames = [
+        "junit.xml", "summary.md", "report.html", "metrics.prom", "run.jsonl", "summary.txt", "captures/", "console/",
+    ]
+
+    /// The last line of `blerig run`: where the reports are, naming only those that are there. When the run
+    /// directory could not take them all (a full disk), what it holds, then what went to ``rescue``.
+    public var reportsLine: String {
+        let files = FileManager.default
+        func present(_ names: [String], in directory: String) -> String {
+            let found = names.filter { name in
+                var isDirectory: ObjCBool = false
+                let path = directory + "/" + name.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+                return files.fileExists(atPath: path, isDirectory: &isDirectory)
+                    && isDirectory.boolValue == name.hasSuffix("/")
+            }
+            return found.isEmpty ? "nothing" : found.joined(separator: ", ")
+        }
+        let time = String(format: "%.3f s of bench time in %.3f s", benchTime.seconds, wallTime.seconds)
+        guard let rescue else { return "reports: \(directory)/ (\(present(Self.reportNames, in: directory))); \(time)" }
+        let rescued = ((try? files.contentsOfDirectory(atPath: rescue)) ?? []).sorted().map { name in
+            var isDirectory: ObjCBool = false
+            files.fileExists(atPath: rescue + "/" + name, isDirectory: &isDirectory)
+            return isDirectory.boolValue ? name + "/" : name
+        }
+        return "reports: \(directory)/ holds \(present(Self.reportNames, in: directory)); the rest is in \(rescue)/ "
+            + "(\(rescued.isEmpty ? "nothing" : rescued.joined(separator: ", "))); \(time)"
+    }
 }
 
 extension Campaign {
