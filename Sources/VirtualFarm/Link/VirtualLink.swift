@@ -92,7 +92,7 @@ final class VirtualLink: @unchecked Sendable {
         self.anchor0 = anchor0
         self.transmitBuffers = transmitBuffers
         self.radio = radio ?? RadioSchedule()
-        member = self.radio.join()
+        member = self.radio.join(anchor0: anchor0, interval: parameters.connectionInterval)
     }
 
     var parameters: LinkParameters { model.parameters }
@@ -170,6 +170,15 @@ final class VirtualLink: @unchecked Sendable {
             finish(.central, reason: .connectionTimeout)
             finish(.peripheral, reason: .connectionTimeout)
         }
+    }
+
+    /// The link never came up (the peripheral did not answer in the transmit window): it is gone, with no one to
+    /// tell, and its radio forgets it.
+    func abandon() {
+        sim.assertIsolated()
+        guard state == .up else { return }
+        state = .down
+        cancelPendingWork(after: sim.now)
     }
 
     // MARK: Connection events
@@ -286,7 +295,7 @@ final class VirtualLink: @unchecked Sendable {
     private func cancelPendingWork(after instant: RigInstant) {
         if let next = nextEvent { sim.cancel(next.id) }
         nextEvent = nil
-        radio.withdraw(member)
+        radio.leave(member)
         for (timer, at) in deliveries.values where at > instant { sim.cancel(timer) }
         deliveries.removeAll()
     }

@@ -18,9 +18,12 @@ import BLECore
 /// A link's share of the airtime is therefore what lies between its anchor and the next busy link's: anchors that
 /// crowd together share little, one far from the others gets much. Real controllers behave alike once scheduled (the
 /// nRF SoftDevice Controller's scheduling documentation: timing-events run to completion, collisions go by priority,
-/// and two central links with too short an event length alternate blocking each other), but they also place each new
-/// link's first anchor in free time between their other links. This model does not: a link's first anchor follows
-/// from the advertising event it answered, so ``LinkModel``'s connect latency holds whatever else the central does.
+/// and two central links with too short an event length alternate blocking each other), and they place each new
+/// link's first anchor in free time between their other links. So does this model: a link's first anchor follows
+/// from the advertising event it answered, plus the transmit window offset its central chose (``firstAnchor(earliest:
+/// interval:)``): a whole number of 1.25 ms units, less than one interval, that puts the new link's anchors as far as
+/// it can from those of the links already up on the radio, as a controller places a new link in its free time. A
+/// link connected while no other is up takes offset 0, so ``LinkModel``'s connect latency holds for it exactly.
 ///
 /// Only events with queued data are simulated (idle links cost nothing). The empty packets an idle link exchanges at
 /// each anchor to keep its connection alive are not modelled: an idle link claims no airtime and takes none, and
@@ -75,13 +78,51 @@ public final class RadioSchedule: @unchecked Sendable {
     /// The link whose event holds the radio, and until when (its last packet plus T_IFS).
     private var busy: (member: Member, until: RigInstant)?
     private var members = 0
+    /// The links up on this radio: their first anchor and interval, by member.
+    private var up: [Member: (anchor0: RigInstant, interval: Duration)] = [:]
 
     public init() {}
 
-    /// Numbers a new link on this radio.
-    func join() -> Member {
+    /// Numbers a new link on this radio, whose anchors fall at `anchor0` + k × `interval`.
+    func join(anchor0: RigInstant, interval: Duration) -> Member {
         members += 1
+        up[members] = (anchor0, interval)
         return members
+    }
+
+    /// `member`'s link is down: it claims nothing more, and new links no longer keep clear of its anchors.
+    func leave(_ member: Member) {
+        withdraw(member)
+        up[member] = nil
+    }
+
+    /// The unit of the transmit window offset a central chooses in CONNECT_IND (Vol 6 Part B §2.3.3.1).
+    static let windowOffsetUnit: Duration = .microseconds(1_250)
+
+    /// The first anchor of a new link whose transmit window opens at `earliest`: `earliest` plus the window offset
+    /// (0, 1.25 ms, …, less than `interval`) whose anchor lies farthest from the nearest anchor of any link up on
+    /// this radio; the smallest such offset, so 0 when no other link is up.
+    func firstAnchor(earliest: RigInstant, interval: Duration) -> RigInstant {
+        guard !up.isEmpty else { return earliest }
+        var best = (anchor: earliest, clearance: Duration.zero)
+        var offset = Duration.zero
+        while offset < interval {
+            let candidate = earliest.advanced(by: offset)
+            let clearance = up.values.map { Self.distance(from: candidate, toAnchorsOf: $0) }.min() ?? .zero
+            if clearance > best.clearance { best = (candidate, clearance) }
+            offset += Self.windowOffsetUnit
+        }
+        return best.anchor
+    }
+
+    /// How far `instant` is from the nearest anchor of a link with these anchors.
+    private static func distance(
+        from instant: RigInstant, toAnchorsOf link: (anchor0: RigInstant, interval: Duration)
+    ) -> Duration {
+        let since = link.anchor0.duration(to: instant)
+        var phase = since - link.interval * Int64((since / link.interval).rounded(.down))
+        if phase < .zero { phase += link.interval }
+        return min(phase, link.interval - phase)
     }
 
     /// `member` has data queued and wants the radio at `anchor`; replaces its earlier claim.

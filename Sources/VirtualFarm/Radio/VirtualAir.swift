@@ -147,10 +147,11 @@ public final class VirtualAir: BoardRadio, @unchecked Sendable {
         return eventStart(n)
     }
 
-    /// What the link model predicts for `handshake.connect_ms` when a central asks to connect to `address` at
-    /// `requested`: the wait for the board's next advertising event (its advDelay drawn from the seed), the
-    /// CONNECT_IND, the transmit window delay and the first exchange. Nil when the board is not advertising
-    /// connectably now.
+    /// What the link model predicts for `handshake.connect_ms` when a central with no other link up asks to connect
+    /// to `address` at `requested`: the wait for the board's next advertising event (its advDelay drawn from the
+    /// seed), the CONNECT_IND, the transmit window delay and the first exchange. (A central with links up adds the
+    /// window offset that keeps the new link's anchors clear of theirs: ``RadioSchedule/firstAnchor(earliest:
+    /// interval:)``.) Nil when the board is not advertising connectably now.
     public func predictedConnectLatency(to address: DeviceAddress, requestedAt requested: RigInstant) -> Duration? {
         guard let peripheral = byAddress[address]?.peripheral,
             let state = peripheral.advertising, state.connectable
@@ -308,7 +309,9 @@ public final class VirtualAir: BoardRadio, @unchecked Sendable {
     private func establish(
         _ pending: PendingConnect, with peripheral: any AirPeripheral, at connectIndicationEnd: RigInstant
     ) {
-        let anchor0 = connectIndicationEnd + LinkModel.transmitWindowDelay
+        // The central places the new link's anchors clear of those of its other links (the window offset).
+        let anchor0 = pending.radio.firstAnchor(
+            earliest: connectIndicationEnd + LinkModel.transmitWindowDelay, interval: parameters.connectionInterval)
         nextHandle = nextHandle == 0x0EFF ? 0x0040 : nextHandle + 1
         let link = VirtualLink(
             sim: sim, parameters: parameters, handle: nextHandle, anchor0: anchor0, radio: pending.radio)
@@ -319,6 +322,7 @@ public final class VirtualAir: BoardRadio, @unchecked Sendable {
             guard link.state == .up, peripheralLink.isAttached else {
                 // The peripheral never answered in the transmit window: the link layer gives up after six
                 // connection intervals (Vol 6 Part B §4.5.2).
+                link.abandon()
                 let failedAt = anchor0.advanced(by: parameters.connectionInterval * 6)
                 sim.schedule(at: failedAt) {
                     pending.complete(
