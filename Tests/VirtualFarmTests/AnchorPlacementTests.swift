@@ -86,3 +86,35 @@ struct AnchorPlacementTests {
         #expect(placed.aggregate >= arbitrary.aggregate * 0.7, "placed \(placed.aggregate), arbitrary \(arbitrary.aggregate)")
     }
 }
+
+extension AnchorPlacementTests {
+    /// Advertises connectably and never answers a CONNECT_IND (it attaches nothing to the link it is offered).
+    final class DeafPeripheral: AirPeripheral, @unchecked Sendable {
+        // @unchecked Sendable: immutable.
+        let address = DeviceAddress("C0:DE:00:00:00:01/random")!
+        let advertising: AdvertisingState? = AdvertisingState(
+            data: AdvertisingData(localName: "deaf"), scanResponse: AdvertisingData(), interval: .milliseconds(20),
+            since: .origin)
+        func accept(_ bearer: any PeripheralBearer) {}
+    }
+
+    @Test("a link whose peripheral never answers fails with 0x3E, and its radio does not keep clear of its anchors")
+    func unansweredLinkLeavesTheRadio() async throws {
+        let outcome = try await Simulation.run(seed: 3) { sim in
+            let air = VirtualAir(sim: sim, parameters: LinkParameters(connectionInterval: Self.interval))
+            let peripheral = DeafPeripheral()
+            air.add(peripheral)
+            let central = VirtualCentral(air: air)
+            var failedToEstablish = false
+            do {
+                _ = try await central.connect(to: peripheral.address, timeout: .seconds(5))
+            } catch let failure as CentralError {
+                if case .connectionFailed(_, .connectionFailedToBeEstablished) = failure { failedToEstablish = true }
+            }
+            let window = sim.now.advanced(by: .microseconds(333))
+            return (failedToEstablish, central.radio.firstAnchor(earliest: window, interval: Self.interval) == window)
+        }
+        #expect(outcome.0, "the connection did not fail with 0x3E")
+        #expect(outcome.1, "the radio still places new links around the link that never came up")
+    }
+}
