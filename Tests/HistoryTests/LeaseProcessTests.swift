@@ -94,7 +94,10 @@ struct LeaseProcessTests {
     @Test("a SIGKILLed holder's leases expire and another run takes them over", arguments: Backend.allCases)
     func killedHolder(backend: Backend) async throws {
         let rig = try HistoryTesting.rigFile(
-            HistoryTesting.smallRig(name: "killed-farm", suites: "  - notifications: {duration_s: 86400}"))
+            // A virtual year of soak: minutes of wall time, which it never gets. A virtual day of notifications took
+            // 8 s, and a full parallel test run can hold this test up for longer than that, so the holder once
+            // finished, and gave its leases back, before the test looked at them.
+            HistoryTesting.smallRig(name: "killed-farm", suites: "  - soak: {duration_h: 8760}"))
         try await HistoryTesting.withLocation(backend) { location in
             let holder = try BlerigProcess(
                 [
