@@ -28,8 +28,8 @@ struct CIFilesTests {
             (workflow, "vendor.github-workflows"), (workflow, "custom.github-workflows-require-timeout"),
             (gitlab, "vendor.gitlab-ci"),
         ])
-    func validAgainstSchema(file: String, schema: String) throws {
-        let outcome = try CITools.validate(RigTesting.path(file), builtinSchema: schema)
+    func validAgainstSchema(file: String, schema: String) async throws {
+        let outcome = try await CITools.validate(RigTesting.path(file), builtinSchema: schema)
         #expect(outcome.status == 0, "\(file) against \(schema): \(outcome.output)")
     }
 
@@ -41,12 +41,12 @@ struct CIFilesTests {
             (workflow, "vendor.github-workflows", "timeout-minutes: 240", "timeout-minute: 240"),
             (gitlab, "vendor.gitlab-ci", "when: always", "when: allways"),
         ])
-    func schemaCheckCanFail(file: String, schema: String, key: String, misspelt: String) throws {
+    func schemaCheckCanFail(file: String, schema: String, key: String, misspelt: String) async throws {
         let original = try String(contentsOfFile: RigTesting.path(file), encoding: .utf8)
         #expect(original.contains(key))
         let broken = try RigTesting.temporaryFile(
             Array(original.replacingOccurrences(of: key, with: misspelt).utf8), name: "broken.yml")
-        let outcome = try CITools.validate(broken, builtinSchema: schema)
+        let outcome = try await CITools.validate(broken, builtinSchema: schema)
         #expect(outcome.status != 0, "a broken \(file) passed \(schema): \(outcome.output)")
     }
 
@@ -110,8 +110,8 @@ struct CIFilesTests {
     @Test(
         "the Jenkinsfile parses as Groovy (syntax only: no Jenkins linter offline) and has its declarative steps",
         .enabled(if: CITools.groovyChecksRun, CITools.groovySkip))
-    func jenkinsfileParsesWithTheRequiredSteps() throws {
-        let outcome = try CITools.groovyOutline(of: RigTesting.path(Self.jenkinsfile))
+    func jenkinsfileParsesWithTheRequiredSteps() async throws {
+        let outcome = try await CITools.groovyOutline(of: RigTesting.path(Self.jenkinsfile))
         try #require(outcome.status == 0, "groovy could not parse \(Self.jenkinsfile): \(outcome.output)")
         let calls = outcome.output.split(separator: "\n").map(String.init)
         let stage = "pipeline > stages > stage(Hardware) > matrix > stages > stage(Run the rig)"
@@ -141,12 +141,12 @@ struct CIFilesTests {
     @Test(
         "the Groovy parse refuses a Jenkinsfile with an unbalanced brace",
         .enabled(if: CITools.groovyChecksRun, CITools.groovySkip))
-    func groovyParseCanFail() throws {
+    func groovyParseCanFail() async throws {
         var text = try String(contentsOfFile: RigTesting.path(Self.jenkinsfile), encoding: .utf8)
         let last = try #require(text.range(of: "}", options: .backwards))
         text.removeSubrange(last)
         let broken = try RigTesting.temporaryFile(Array(text.utf8), name: "Jenkinsfile")
-        let outcome = try CITools.groovyOutline(of: broken)
+        let outcome = try await CITools.groovyOutline(of: broken)
         #expect(outcome.status != 0, "an unbalanced Jenkinsfile parsed: \(outcome.output)")
     }
 

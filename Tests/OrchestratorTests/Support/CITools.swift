@@ -49,8 +49,18 @@ enum CITools {
     }
 
     /// Runs `executable` with `arguments` and returns its exit status and everything it printed (stdout and stderr).
-    static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws -> Outcome
-    {
+    static func run(
+        _ executable: String, _ arguments: [String], environment: [String: String] = [:]
+    ) async throws -> Outcome {
+        // On a thread of its own: a JVM or a Python checker takes seconds, and on two cores two of them would hold
+        // every thread the other tests' tasks run on.
+        try await CommandLineTests.offPool { Result { try runBlocking(executable, arguments, environment: environment) } }
+            .get()
+    }
+
+    private static func runBlocking(
+        _ executable: String, _ arguments: [String], environment: [String: String]
+    ) throws -> Outcome {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -71,22 +81,22 @@ enum CITools {
     }
 
     /// check-jsonschema on `path` with one of its built-in schemas.
-    static func validate(_ path: String, builtinSchema: String) throws -> Outcome {
+    static func validate(_ path: String, builtinSchema: String) async throws -> Outcome {
         if let missing = schemaToolMissing { throw ToolMissing(description: missing) }
-        return try run(checkJSONSchema, ["--builtin-schema", builtinSchema, path])
+        return try await run(checkJSONSchema, ["--builtin-schema", builtinSchema, path])
     }
 
     /// The nesting of the method calls in a Groovy file, parsed by Groovy's own parser (up to the AST, nothing is
     /// run): one path per line, `pipeline > stages > stage(Hardware) > matrix`. A call's first literal argument is
     /// in parentheses, its named arguments in brackets, `key=value` where the value is a literal or a GString.
     /// A file that does not parse fails with Groovy's message.
-    static func groovyOutline(of path: String) throws -> Outcome {
+    static func groovyOutline(of path: String) async throws -> Outcome {
         if let missing = groovyMissing { throw ToolMissing(description: missing) }
         let script = FileManager.default.temporaryDirectory
             .appendingPathComponent("blerig-jenkinsfile-outline-\(UUID().uuidString).groovy")
         try outlineScript.write(to: script, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: script) }
-        return try run(groovy, [script.path, path], environment: ["JAVA_HOME": javaHome ?? ""])
+        return try await run(groovy, [script.path, path], environment: ["JAVA_HOME": javaHome ?? ""])
     }
 
     static let outlineScript = #"""

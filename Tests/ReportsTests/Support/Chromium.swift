@@ -14,8 +14,12 @@ enum Chromium {
         "chromium is not installed, so report.html cannot be rendered: apt-get install chromium, or `make test-deps`"
 
     /// `--no-sandbox` because CI containers run as root; a private profile so runs do not share state.
-    static func run(_ arguments: [String], page: URL) throws -> String {
+    static func run(_ arguments: [String], page: URL) async throws -> String {
         let chromium = try #require(executable, Comment(rawValue: missingMessage))
+        return try await offPool { try run(chromium, arguments, page: page) }
+    }
+
+    private static func run(_ chromium: URL, _ arguments: [String], page: URL) throws -> String {
         let profile = Fixtures.temporaryFile("chromium-profile")
         defer { try? FileManager.default.removeItem(at: profile) }
         let process = Process()
@@ -33,11 +37,11 @@ enum Chromium {
     }
 
     /// The DOM after the page's scripts ran.
-    static func dumpDOM(_ page: URL) throws -> String {
-        try run(["--dump-dom", "--virtual-time-budget=2000"], page: page)
+    static func dumpDOM(_ page: URL) async throws -> String {
+        try await run(["--dump-dom", "--virtual-time-budget=2000"], page: page)
     }
 
-    static func screenshot(_ page: URL, to png: URL, width: Int = 1360, height: Int = 3200) throws {
-        _ = try run(["--screenshot=\(png.path)", "--window-size=\(width),\(height)"], page: page)
+    static func screenshot(_ page: URL, to png: URL, width: Int = 1360, height: Int = 3200) async throws {
+        _ = try await run(["--screenshot=\(png.path)", "--window-size=\(width),\(height)"], page: page)
     }
 }

@@ -25,8 +25,12 @@ enum MetricsParser {
         "prometheus_client is not installed at .venv-metrics/: run `make metrics-deps` (or `make test`)"
 
     /// Parses `text` as `format` (`openmetrics` or `prometheus`); the parser's message when it refuses it.
-    static func parse(_ text: String, format: String) throws -> Result<[Family], ParseFailure> {
+    static func parse(_ text: String, format: String) async throws -> Result<[Family], ParseFailure> {
         try #require(FileManager.default.isExecutableFile(atPath: python.path), Comment(rawValue: missingMessage))
+        return try await offPool { try run(text, format: format) }
+    }
+
+    private static func run(_ text: String, format: String) throws -> Result<[Family], ParseFailure> {
         let file = Fixtures.temporaryFile("metrics.prom")
         try Data(text.utf8).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }

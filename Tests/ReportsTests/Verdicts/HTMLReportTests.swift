@@ -28,7 +28,7 @@ struct HTMLReportTests {
         """
 
     @Test("Chromium draws every chart: each series path and bar has a nonzero size; a screenshot is kept")
-    func drawnInChromium() throws {
+    func drawnInChromium() async throws {
         let html = HTMLReport().render(RunResult(SampleRuns.verdicts), inputs: SampleRuns.inputs)
         let directory = Self.outputDirectory
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -36,7 +36,7 @@ struct HTMLReportTests {
         try Data(html.utf8).write(to: page)
         let probed = directory.appendingPathComponent("report-probed.html")
         try Data(html.replacingOccurrences(of: "</body>", with: Self.probe + "</body>").utf8).write(to: probed)
-        let dom = try Chromium.dumpDOM(probed)
+        let dom = try await Chromium.dumpDOM(probed)
         func attribute(_ name: String) -> String? {
             guard let range = dom.range(of: "\(name)=\"") else { return nil }
             return String(dom[range.upperBound...].prefix { $0 != "\"" })
@@ -53,7 +53,7 @@ struct HTMLReportTests {
         #expect(series.contains("nano-01 (percentiles)"))
         let png = directory.appendingPathComponent("report.png")
         try? FileManager.default.removeItem(at: png)
-        try Chromium.screenshot(page, to: png)
+        try await Chromium.screenshot(page, to: png)
         let size = (try FileManager.default.attributesOfItem(atPath: png.path)[.size] as? Int) ?? 0
         #expect(size > 10_000, "screenshot \(png.path) is \(size) bytes")
         print("report.html and its screenshot: \(directory.path)")

@@ -12,27 +12,27 @@ struct OpenMetricsTests {
 
     @Test("prometheus_client's OpenMetrics parser accepts every run, and its Prometheus text parser the push form",
         arguments: runs)
-    func parses(name: String, events: [RunEvent]) throws {
+    func parses(name: String, events: [RunEvent]) async throws {
         let result = RunResult(events)
         let text = OpenMetricsWriter().render(result)
         #expect(text.hasSuffix("# EOF\n"))
-        if case .failure(let failure) = try MetricsParser.parse(text, format: "openmetrics") {
+        if case .failure(let failure) = try await MetricsParser.parse(text, format: "openmetrics") {
             Issue.record("\(name): OpenMetrics refused: \(failure.message)")
         }
         let pushed = OpenMetricsWriter().render(result, format: .prometheusText)
-        if case .failure(let failure) = try MetricsParser.parse(pushed, format: "prometheus") {
+        if case .failure(let failure) = try await MetricsParser.parse(pushed, format: "prometheus") {
             Issue.record("\(name): Prometheus text refused: \(failure.message)")
         }
     }
 
     @Test("the parser has teeth: a unit that is not the name's suffix and a missing # EOF are refused")
-    func parserHasTeeth() throws {
+    func parserHasTeeth() async throws {
         let good = OpenMetricsWriter().render(RunResult(SampleRuns.verdicts))
         for bad in [
             good.replacingOccurrences(of: "# EOF\n", with: ""),
             good.replacingOccurrences(of: "# UNIT blerig_run_wall_seconds seconds", with: "# UNIT blerig_run_wall_seconds ms"),
         ] {
-            guard case .failure = try MetricsParser.parse(bad, format: "openmetrics") else {
+            guard case .failure = try await MetricsParser.parse(bad, format: "openmetrics") else {
                 Issue.record("a broken exposition was accepted")
                 continue
             }
@@ -40,8 +40,8 @@ struct OpenMetricsTests {
     }
 
     @Test("latency samples become a histogram in seconds with cumulative buckets, _count and _sum")
-    func histogram() throws {
-        guard case .success(let families) = try MetricsParser.parse(
+    func histogram() async throws {
+        guard case .success(let families) = try await MetricsParser.parse(
             OpenMetricsWriter().render(RunResult(SampleRuns.verdicts)), format: "openmetrics")
         else {
             Issue.record("refused")
@@ -69,8 +69,8 @@ struct OpenMetricsTests {
     }
 
     @Test("rates, throughput and ratios in base units; drops by reason as a label; counters end in _total")
-    func baseUnits() throws {
-        guard case .success(let families) = try MetricsParser.parse(
+    func baseUnits() async throws {
+        guard case .success(let families) = try await MetricsParser.parse(
             OpenMetricsWriter().render(RunResult(SampleRuns.verdicts)), format: "openmetrics")
         else {
             Issue.record("refused")
@@ -94,9 +94,9 @@ struct OpenMetricsTests {
     }
 
     @Test("board-supplied strings in labels and help are escaped, and still parse")
-    func escaping() throws {
+    func escaping() async throws {
         let text = OpenMetricsWriter().render(RunResult(SampleRuns.nasty))
-        guard case .success(let families) = try MetricsParser.parse(text, format: "openmetrics") else {
+        guard case .success(let families) = try await MetricsParser.parse(text, format: "openmetrics") else {
             Issue.record("refused")
             return
         }
