@@ -67,11 +67,14 @@ public struct SyncQueueError: Error, Sendable, CustomStringConvertible {
             case .SQLITE_BUSY, .SQLITE_LOCKED: .busy
             default: .other
             }
-        // GRDB's result code reads "5 (database is locked)": its message alone when the message says the same.
-        let cause = database.message ?? "\(database.resultCode)"
-        if let message = database.message, "\(database.resultCode)".hasSuffix("(\(message))") {
-            return SyncQueueError(kind: kind, path: path, operation: operation, cause: "SQLite: \(message)")
-        }
-        return SyncQueueError(kind: kind, path: path, operation: operation, cause: "\(cause) (\(database.resultCode))")
+        // GRDB's result code reads "5 (database is locked)": SQLite's message alone when the code says the same.
+        let code = "\(database.resultCode)"
+        let cause =
+            switch database.message {
+            case nil: code
+            case let message? where code.hasSuffix("(\(message))"): "SQLite: \(message)"
+            case let message?: "\(message) (\(code))"
+            }
+        return SyncQueueError(kind: kind, path: path, operation: operation, cause: cause)
     }
 }

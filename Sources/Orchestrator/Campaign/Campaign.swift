@@ -266,25 +266,20 @@ public struct CampaignResult: Sendable {
     /// The last line of `blerig run`: where the reports are, naming only those that are there. When the run
     /// directory could not take them all (a full disk), what it holds, then what went to ``rescue``.
     public var reportsLine: String {
-        let files = FileManager.default
-        func present(_ names: [String], in directory: String) -> String {
-            let found = names.filter { name in
-                var isDirectory: ObjCBool = false
-                let path = directory + "/" + name.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
-                return files.fileExists(atPath: path, isDirectory: &isDirectory)
-                    && isDirectory.boolValue == name.hasSuffix("/")
-            }
-            return found.isEmpty ? "nothing" : found.joined(separator: ", ")
+        /// Whether `path` is a directory; nil when there is nothing there.
+        func isDirectory(_ path: String) -> Bool? {
+            var directory: ObjCBool = false
+            return FileManager.default.fileExists(atPath: path, isDirectory: &directory) ? directory.boolValue : nil
         }
+        func list(_ names: [String]) -> String { names.isEmpty ? "nothing" : names.joined(separator: ", ") }
+        // A name ending in "/" is a directory.
+        let here = list(Self.reportNames.filter { isDirectory(directory + "/" + $0) == $0.hasSuffix("/") })
         let time = String(format: "%.3f s of bench time in %.3f s", benchTime.seconds, wallTime.seconds)
-        guard let rescue else { return "reports: \(directory)/ (\(present(Self.reportNames, in: directory))); \(time)" }
-        let rescued = ((try? files.contentsOfDirectory(atPath: rescue)) ?? []).sorted().map { name in
-            var isDirectory: ObjCBool = false
-            files.fileExists(atPath: rescue + "/" + name, isDirectory: &isDirectory)
-            return isDirectory.boolValue ? name + "/" : name
+        guard let rescue else { return "reports: \(directory)/ (\(here)); \(time)" }
+        let rescued = ((try? FileManager.default.contentsOfDirectory(atPath: rescue)) ?? []).sorted().map { name in
+            isDirectory(rescue + "/" + name) == true ? name + "/" : name
         }
-        return "reports: \(directory)/ holds \(present(Self.reportNames, in: directory)); the rest is in \(rescue)/ "
-            + "(\(rescued.isEmpty ? "nothing" : rescued.joined(separator: ", "))); \(time)"
+        return "reports: \(directory)/ holds \(here); the rest is in \(rescue)/ (\(list(rescued))); \(time)"
     }
 }
 

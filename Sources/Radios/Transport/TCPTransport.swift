@@ -50,8 +50,9 @@ public final class TCPTransport: DescriptorBackedTransport {
 
 
     /// A socket connected to `host`:`port` with the options this transport reads and writes with: TCP_NODELAY on
-    /// and TCP_QUICKACK armed (re-arm it with ``rearmQuickAck(_:)`` after a read that followed a write). The caller
-    /// owns it. `bench hci` replays packets on one to measure what the socket alone costs.
+    /// and TCP_QUICKACK armed (re-arm it with ``rearmQuickAck(_:)`` after a read that followed a write), left
+    /// non-blocking as the timed connect made it. The caller owns it. `bench hci` replays packets on one to measure
+    /// what the socket alone costs.
     public static func connectedSocket(
         host: String, port: UInt16, timeout: Duration = .seconds(5)
     ) throws(HCITransportError) -> Int32 {
