@@ -99,3 +99,27 @@ struct HCIH4Tests {
         #expect(packets == [reset])
     }
 }
+
+extension HCIH4Tests {
+    @Test("packetLength frames a packet in place: nil until its header and parameters are all there")
+    func packetLengthInPlace() throws {
+        // Command Complete for Reset (7 bytes), then an ACL packet with 4 bytes of data (9 bytes).
+        let event: [UInt8] = [0x04, 0x0E, 0x04, 0x01, 0x03, 0x0C, 0x00]
+        let acl: [UInt8] = [0x02, 0x41, 0x20, 0x04, 0x00, 0x00, 0x00, 0x04, 0x00]
+        let stream = event + acl
+        func length(_ bytes: [UInt8], at start: Int = 0) throws -> Int? {
+            try bytes.withUnsafeBufferPointer { try HCI.H4Parser.packetLength($0, at: start) }
+        }
+        #expect(try length(stream) == 7)
+        #expect(try length(stream, at: 7) == 9)
+        #expect(try length(stream, at: 16) == nil)
+        for cut in [1, 2, 6] { #expect(try length(Array(event.prefix(cut))) == nil, "\(cut) bytes") }
+        for cut in [1, 4, 8] { #expect(try length(Array(acl.prefix(cut))) == nil, "\(cut) bytes") }
+        do {
+            _ = try stream.withUnsafeBufferPointer { try HCI.H4Parser.packetLength($0, at: 1, consumedBefore: 100) }
+            Issue.record("0x0E was taken for a packet indicator")
+        } catch {
+            #expect("\(error)".contains("at byte 101"), "\(error)")
+        }
+    }
+}

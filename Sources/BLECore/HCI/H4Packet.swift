@@ -106,22 +106,32 @@ extension HCI {
             _ bytes: UnsafeBufferPointer<UInt8>, consumedBefore: Int, into packets: inout [H4Packet]
         ) throws(DecodingError) -> Int {
             var start = 0
-            while start < bytes.count {
-                let type = PacketType(rawValue: bytes[start])
-                guard let header = type.header else {
-                    throw .invalidValue(
-                        context: "H4 stream", field: "packet indicator",
-                        reason: "0x\([bytes[start]].hexString) is not 0x01–0x05; framing is lost",
-                        at: consumedBefore + start)
-                }
-                let headerEnd = start + 1 + header.count
-                guard bytes.count >= headerEnd else { break }
-                let end = headerEnd + header.length(bytes, at: start + 1)
-                guard bytes.count >= end else { break }
-                packets.append(H4Packet(type: type, body: Array(bytes[(start + 1)..<end])))
-                start = end
+            while let length = try packetLength(bytes, at: start, consumedBefore: consumedBefore) {
+                let body = Array(bytes[(start + 1)..<(start + length)])
+                packets.append(H4Packet(type: PacketType(rawValue: bytes[start]), body: body))
+                start += length
             }
             return start
+        }
+
+        /// The length of the whole H4 packet (indicator, header, parameters) at `start` in `bytes`, or nil while it
+        /// is not all there; throws when the byte at `start` is not a packet indicator (framing is lost, and the
+        /// error's offset counts `consumedBefore` bytes before `bytes`). Reads nothing but the header, so a reader
+        /// that works on its own buffer can frame packets without copying them.
+        public static func packetLength(
+            _ bytes: UnsafeBufferPointer<UInt8>, at start: Int, consumedBefore: Int = 0
+        ) throws(DecodingError) -> Int? {
+            guard start < bytes.count else { return nil }
+            guard let header = PacketType(rawValue: bytes[start]).header else {
+                throw .invalidValue(
+                    context: "H4 stream", field: "packet indicator",
+                    reason: "0x\([bytes[start]].hexString) is not 0x01–0x05; framing is lost",
+                    at: consumedBefore + start)
+            }
+            let headerEnd = start + 1 + header.count
+            guard bytes.count >= headerEnd else { return nil }
+            let end = headerEnd + header.length(bytes, at: start + 1)
+            return bytes.count >= end ? end - start : nil
         }
 
         /// Forgets buffered bytes and offsets (after the transport reconnects).

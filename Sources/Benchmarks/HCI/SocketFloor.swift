@@ -140,18 +140,16 @@ private struct ReplaySocket {
 
     /// The length of the whole H4 packet at the front of the buffer, or nil while it is not all in.
     private func wholePacket() throws(BenchmarkError) -> Int? {
-        guard held >= 1 else { return nil }
-        let header: Int
-        switch buffer[0] {
-        case HCI.PacketType.event.rawValue: header = 3
-        case HCI.PacketType.aclData.rawValue: header = 5
-        case let type:
-            throw BenchmarkError(
-                String(format: "rootcanal at %@:%d sent H4 packet type 0x%02X to the socket floor", host, port, type))
+        let framed = buffer.withUnsafeBufferPointer { bytes in
+            Result { () throws(DecodingError) in
+                try HCI.H4Parser.packetLength(UnsafeBufferPointer(rebasing: bytes[..<held]), at: 0)
+            }
         }
-        guard held >= header else { return nil }
-        let body = header == 3 ? Int(buffer[2]) : Int(buffer[3]) | Int(buffer[4]) << 8
-        return held >= header + body ? header + body : nil
+        do {
+            return try framed.get()
+        } catch {
+            throw BenchmarkError("rootcanal at \(host):\(port) sent the socket floor bytes that are not H4: \(error)")
+        }
     }
 }
 
