@@ -149,7 +149,12 @@ extension BlueZCentral: RadioPower {
 
     /// Set Powered through mgmt: off, the kernel closes every link of the adapter (the peers see 0x15, remote
     /// device terminated due to power off) and every scan ends. This switches the adapter for bluetoothd too.
+    ///
+    /// The links' sockets are closed first, while the links are up (``BlueZLink/closeBeforePowerOff()``).
     public func setPowered(_ on: Bool) async throws(CentralError) {
+        if !on {
+            for link in state.withLock({ Array($0.links.values) }) { link.closeBeforePowerOff() }
+        }
         do {
             let settings = try await mgmt.send(Mgmt.SetPowered(on), index: adapter).settings
             powerChanged(settings.contains(.powered))
@@ -157,7 +162,7 @@ extension BlueZCentral: RadioPower {
             throw .radioUnavailable(BlueZFailure.command(error, adapter: adapter).description)
         }
         guard !on else { return }
-        // The links' sockets end as the kernel closes them; wait (briefly) until they have.
+        // The links are blerig's until their sockets' ends are reported; wait (briefly) until they have been.
         let deadline = clock.now.advanced(by: .seconds(2))
         while clock.now < deadline, state.withLock({ !$0.links.isEmpty }) {
             try? await clock.sleep(for: .milliseconds(5))

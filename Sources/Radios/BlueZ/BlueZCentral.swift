@@ -229,6 +229,11 @@ public final class BlueZCentral: Central {
         }
     }
 
+    /// Whether the kernel still has an LE link to `peer` on this adapter; nil when it cannot be asked.
+    func linkExists(_ peer: DeviceAddress) -> Bool? {
+        try? sockets.linkExists(adapter: adapter, peer: peer)
+    }
+
     func remove(_ link: BlueZLink) {
         state.withLock { state in
             if state.links[link.peer] === link { state.links[link.peer] = nil }

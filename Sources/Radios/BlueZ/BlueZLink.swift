@@ -143,25 +143,38 @@ final class BlueZLink: ATTBearer, LinkControl, Sendable {
         } catch {}
     }
 
-    /// Closes the link through mgmt (the kernel sends HCI Disconnect at once, where closing the socket would leave
-    /// the link up for two more seconds), waits until the link is down, then closes the socket.
+    /// Ends the link: closes the socket while the link is still up, asks mgmt to Disconnect (the kernel sends HCI
+    /// Disconnect at once, where a closed socket alone would leave the link up for two more seconds), and waits
+    /// until the kernel no longer has the link, at most ``downWait``.
     ///
-    /// Linux 6.1.192 answered mgmt Disconnect before it even sent HCI Disconnect (the kernel tier's btmon capture),
-    /// so the link was still there; a connect to the same board then joins the dying link (the kernel reuses a
-    /// board's existing connection) and fails with it: there, with two boards, 1 handshake in 19 failed with 0x3E.
-    /// So blerig waits for the kernel to end the socket, which it does when the link goes, at most ``downWait``.
+    /// The socket goes first because of a kernel bug: on Linux 6.1.192 (Debian 12's 6.1.0-56), an ATT socket
+    /// closed after its link went down frees the link's HCI channel a second time ("kernel BUG at
+    /// lib/list_debug.c:56" in hci_chan_del, from l2cap_sock_release), which kills the closing thread and can hang
+    /// the machine. Closed while the link is up, the channel goes with the link. See docs/radios.md.
+    ///
+    /// The wait is for the next connect: Linux answers mgmt Disconnect before it even sends HCI Disconnect (the
+    /// kernel tier's btmon capture), and a connect to the same board in between joins the dying link (the kernel
+    /// reuses a board's connection) and fails with it: there, with two boards, 1 handshake in 19 failed with 0x3E.
     func disconnect() async {
         guard let central, !state.withLock({ $0.down }) else { return }
         state.withLock { $0.closedByUs = true }
+        channel.close()
         _ = try? await central.mgmt.send(Mgmt.Disconnect(Mgmt.Address(peer)), index: central.adapter)
         let deadline = clock.now.advanced(by: Self.downWait)
-        while !state.withLock({ $0.down }), clock.now < deadline {
+        while central.linkExists(peer) == true, clock.now < deadline {
             try? await clock.sleep(for: .milliseconds(2))
         }
+    }
+
+    /// Closes the socket while the link is still up, before blerig switches the adapter off (which ends every link):
+    /// after, the close would trip the kernel bug ``disconnect()`` describes.
+    func closeBeforePowerOff() {
+        guard !state.withLock({ $0.down }) else { return }
+        state.withLock { $0.closedByUs = true }
         channel.close()
     }
 
-    /// How long ``disconnect()`` waits for the link to go down after mgmt accepted the Disconnect: the controller
+    /// How long ``disconnect()`` waits for the link to go after mgmt accepted the Disconnect: the controller
     /// answers HCI Disconnect within a connection event or two.
     static let downWait: Duration = .seconds(2)
 

@@ -51,8 +51,14 @@ final class FakeBlueZKernel: BlueZSockets {
         /// Board ends a serving thread owns (it closes them), and board ends already closed.
         var served: Set<Int32> = []
         var closedBoards: Set<Int32> = []
-        /// When a link answered before it went down (``linkDownAfterReply``) went down, by board end.
-        var linkDownAt: [Int32: ContinuousClock.Instant] = [:]
+        /// The peers the kernel has an LE link to (HCIGETCONNLIST): from a connect that succeeded until the link
+        /// goes down (Disconnect, ``dropLink(_:reason:)``, power off).
+        var links: Set<DeviceAddress> = []
+        /// When a link answered before it went down (``linkDownAfterReply``) went down.
+        var linkDownAt: [DeviceAddress: ContinuousClock.Instant] = [:]
+        /// Whether each peer's ATT socket was closed while the kernel still had its link: on Linux 6.1.192 a socket
+        /// closed after its link went down frees the link's HCI channel twice (kernel BUG in hci_chan_del).
+        var closedWhileLinkUp: [DeviceAddress: Bool] = [:]
     }
 
     private let failures: [Call: Errno]
@@ -85,10 +91,9 @@ final class FakeBlueZKernel: BlueZSockets {
     var commands: [String] { state.withLock { $0.commands } }
     var attSockets: [ATTSocket] { state.withLock { $0.att } }
     /// When the link to `peer` went down after its Disconnect was answered (``linkDownAfterReply``).
-    func linkDownAt(_ peer: DeviceAddress) -> ContinuousClock.Instant? {
-        guard let board = board(peer) else { return nil }
-        return state.withLock { $0.linkDownAt[board] }
-    }
+    func linkDownAt(_ peer: DeviceAddress) -> ContinuousClock.Instant? { state.withLock { $0.linkDownAt[peer] } }
+    /// Whether `peer`'s ATT socket was closed while its link was up; nil while it is open.
+    func closedWhileLinkUp(_ peer: DeviceAddress) -> Bool? { state.withLock { $0.closedWhileLinkUp[peer] } }
     var openDescriptors: Int { state.withLock { $0.open.count } }
     var isPowered: Bool { state.withLock { $0.adapter.powered } }
 
@@ -122,7 +127,19 @@ final class FakeBlueZKernel: BlueZSockets {
     /// socket ends with `errno`.
     func dropLink(_ peer: DeviceAddress, reason: Mgmt.DeviceDisconnected.Reason?) {
         if let reason { emit(.deviceDisconnected(.init(address: Mgmt.Address(peer), reason: reason))) }
-        if let board = board(peer) { shutdown(board, Int32(SHUT_RDWR)) }
+        takeDown(peer)
+    }
+
+    /// The link to `peer` is gone: HCIGETCONNLIST no longer lists it, and its socket ends if it is still open.
+    private func takeDown(_ peer: DeviceAddress) {
+        state.withLock { state in
+            state.links.remove(peer)
+            state.linkDownAt[peer] = ContinuousClock.now
+            // Under the lock, so that closeBoard cannot close (and the number be reused) in between.
+            if let board = state.att.last(where: { $0.peer == peer })?.board, !state.closedBoards.contains(board) {
+                shutdown(board, Int32(SHUT_RDWR))
+            }
+        }
     }
 
     /// Serves `peer`'s end with a GATT server on its own thread until the socket ends.
@@ -205,8 +222,8 @@ final class FakeBlueZKernel: BlueZSockets {
                 state.withLock { $0.adapter.powered = on }
                 let settings: Mgmt.Settings = on ? [.powered, .le] : [.le]
                 if !on {
-                    let boards = state.withLock { $0.att.map(\.board) }
-                    for board in boards { shutdown(board, Int32(SHUT_RDWR)) }
+                    let peers = state.withLock { $0.links }
+                    for peer in peers { takeDown(peer) }
                 }
                 return [.commandComplete(.init(Mgmt.SetPowered.self, reply: .init(settings)))]
             case .startDiscovery:
@@ -228,20 +245,18 @@ final class FakeBlueZKernel: BlueZSockets {
                 return [.commandComplete(.init(Mgmt.LoadConnectionParameters.self, reply: .init()))]
             case .disconnect:
                 let address = try Mgmt.Disconnect(parameters: packet.parameters).address
-                guard let peer = address.le, let board = board(peer) else {
+                guard let peer = address.le, state.withLock({ $0.links.contains(peer) }) else {
                     return [.commandStatus(.init(opcode: opcode, status: .notConnected))]
                 }
                 // The socket that asked gets no Device Disconnected (the kernel skips it), only the reply.
                 if let delay = linkDownAfterReply {
-                    state.withLock { $0.linkDownAt[board] = nil }
                     Thread.detachNewThread { [self] in
                         let (seconds, attoseconds) = delay.components
                         Thread.sleep(forTimeInterval: Double(seconds) + Double(attoseconds) / 1e18)
-                        state.withLock { $0.linkDownAt[board] = ContinuousClock.now }
-                        shutdown(board, Int32(SHUT_RDWR))
+                        takeDown(peer)
                     }
                 } else {
-                    shutdown(board, Int32(SHUT_RDWR))
+                    takeDown(peer)
                 }
                 return [.commandComplete(.init(Mgmt.Disconnect.self, reply: .init(address)))]
             default:
@@ -337,6 +352,7 @@ final class FakeBlueZKernel: BlueZSockets {
         }
         guard let peer else { return Errno(ENOTCONN) }
         if case let .fails(error) = connect(peer) { return error }
+        state.withLock { _ = $0.links.insert(peer) }
         return nil
     }
 
@@ -348,6 +364,9 @@ final class FakeBlueZKernel: BlueZSockets {
     func close(_ socket: Int32) {
         let (known, board) = state.withLock { state in
             state.log.append("close")
+            if let peer = state.att.first(where: { $0.descriptor == socket })?.peer {
+                state.closedWhileLinkUp[peer] = state.links.contains(peer)
+            }
             let board = state.att.first { $0.descriptor == socket }.map(\.board)
             return (state.open.remove(socket) != nil, board.flatMap { state.served.contains($0) ? nil : $0 })
         }
@@ -355,5 +374,11 @@ final class FakeBlueZKernel: BlueZSockets {
         _ = Glibc.close(socket)
         // A board end nobody serves goes with blerig's end; a served one closes when its thread sees the end.
         if let board { closeBoard(board) }
+    }
+
+    func linkExists(adapter: UInt16, peer: DeviceAddress) throws(Errno) -> Bool {
+        let (index, up) = state.withLock { ($0.adapter.index, $0.links.contains(peer)) }
+        guard adapter == index else { throw Errno(ENODEV) }
+        return up
     }
 }
