@@ -229,9 +229,15 @@ public final class BlueZCentral: Central {
         }
     }
 
-    /// Whether the kernel still has an LE link to `peer` on this adapter; nil when it cannot be asked.
-    func linkExists(_ peer: DeviceAddress) -> Bool? {
-        try? sockets.linkExists(adapter: adapter, peer: peer)
+    /// Waits until the kernel no longer has an LE link to `peer` on this adapter, at most `limit`; not at all when
+    /// it cannot be asked.
+    func waitUntilLinkGone(_ peer: DeviceAddress, within limit: Duration) async {
+        guard let socket = try? sockets.openHCIQuerySocket() else { return }
+        defer { sockets.close(socket) }
+        let deadline = clock.now.advanced(by: limit)
+        while (try? sockets.linkExists(socket, adapter: adapter, peer: peer)) == true, clock.now < deadline {
+            try? await clock.sleep(for: .milliseconds(2))
+        }
     }
 
     func remove(_ link: BlueZLink) {

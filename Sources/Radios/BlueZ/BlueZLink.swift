@@ -160,10 +160,7 @@ final class BlueZLink: ATTBearer, LinkControl, Sendable {
         state.withLock { $0.closedByUs = true }
         channel.close()
         _ = try? await central.mgmt.send(Mgmt.Disconnect(Mgmt.Address(peer)), index: central.adapter)
-        let deadline = clock.now.advanced(by: Self.downWait)
-        while central.linkExists(peer) == true, clock.now < deadline {
-            try? await clock.sleep(for: .milliseconds(2))
-        }
+        await central.waitUntilLinkGone(peer, within: Self.downWait)
     }
 
     /// Closes the socket while the link is still up, before blerig switches the adapter off (which ends every link):

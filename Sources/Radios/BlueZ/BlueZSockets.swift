@@ -32,9 +32,13 @@ public protocol BlueZSockets: Sendable {
     func mtus(_ socket: Int32) throws(Errno) -> (send: UInt16, receive: UInt16)
     /// `close(2)`.
     func close(_ socket: Int32)
-    /// `ioctl(HCIGETCONNLIST)` on a raw HCI socket opened for the call: whether the kernel still has an LE link to
-    /// `peer` on `adapter`, from connecting until it has handled the link's Disconnection Complete.
-    func linkExists(adapter: UInt16, peer: DeviceAddress) throws(Errno) -> Bool
+    /// `socket(AF_BLUETOOTH, SOCK_RAW | SOCK_CLOEXEC, BTPROTO_HCI)`, left unbound, for
+    /// ``linkExists(_:adapter:peer:)``. The kernel tells btmon of each such socket ("RAW Open"), so one is opened
+    /// per question, not per poll.
+    func openHCIQuerySocket() throws(Errno) -> Int32
+    /// `ioctl(HCIGETCONNLIST)`: whether the kernel still has an LE link to `peer` on `adapter`, from connecting until
+    /// it has handled the link's Disconnection Complete.
+    func linkExists(_ socket: Int32, adapter: UInt16, peer: DeviceAddress) throws(Errno) -> Bool
 }
 
 /// The `BT_SECURITY` level of an ATT socket: what the kernel's SMP must reach before the channel is ready.
@@ -135,10 +139,13 @@ public struct SystemBlueZSockets: BlueZSockets {
 
     public func close(_ socket: Int32) { _ = Glibc.close(socket) }
 
-    public func linkExists(adapter: UInt16, peer: DeviceAddress) throws(Errno) -> Bool {
+    public func openHCIQuerySocket() throws(Errno) -> Int32 {
         let socket = Glibc.socket(AF_BLUETOOTH, SocketType.raw | SocketType.closeOnExec, BTPROTO_HCI)
         guard socket >= 0 else { throw .current }
-        defer { _ = Glibc.close(socket) }
+        return socket
+    }
+
+    public func linkExists(_ socket: Int32, adapter: UInt16, peer: DeviceAddress) throws(Errno) -> Bool {
         let address = (0..<6).map { UInt8(truncatingIfNeeded: peer.value >> UInt64(8 * $0)) }
         let found = blerig_hci_has_le_connection(socket, adapter, address)
         guard found >= 0 else { throw .current }

@@ -201,6 +201,22 @@ extension TransportIO {
             #expect(await eventually { kernel.openDescriptors == 0 })
         }
 
+        @Test("a kernel that cannot be asked for its links (no raw HCI socket) does not hold a disconnect up")
+        func disconnectWithoutTheLinkList() async throws {
+            let kernel = FakeBlueZKernel(failing: [.hciQuerySocket: Errno(EPERM)], linkDownAfterReply: .seconds(1))
+            let central = try await openCentral(kernel)
+            let connecting = Task { try await central.connect(to: board, timeout: .seconds(5)) }
+            #expect(await eventually { kernel.board(board) != nil })
+            let connection = try await connecting.value
+            let started = ContinuousClock.now
+            await connection.disconnect()
+            #expect(ContinuousClock.now - started < .milliseconds(900), "it waited for a link it cannot see")
+            #expect(kernel.closedWhileLinkUp(board) == true)
+            #expect(await connection.disconnection() == .localHostTerminated)
+            await central.close()
+            #expect(await eventually { kernel.openDescriptors == 0 })
+        }
+
         @Test(
             "a link the peer or the air ends goes down with mgmt's reason, or the socket's errno when mgmt is silent",
             arguments: [

@@ -12,7 +12,9 @@ import Testing
 /// board's GATT server may answer. A command it does not expect, or a call on a socket it did not open, is
 /// recorded as an issue.
 final class FakeBlueZKernel: BlueZSockets {
-    enum Call: Hashable, Sendable { case controlSocket, bindControl, l2capSocket, bindATT, security, receiveMTU, connect, mtus }
+    enum Call: Hashable, Sendable {
+        case controlSocket, bindControl, l2capSocket, bindATT, security, receiveMTU, connect, mtus, hciQuerySocket
+    }
 
     /// How connect(2) on an ATT socket goes.
     enum Connect: Sendable {
@@ -364,10 +366,13 @@ final class FakeBlueZKernel: BlueZSockets {
     func close(_ socket: Int32) {
         let (known, board) = state.withLock { state in
             state.log.append("close")
-            if let peer = state.att.first(where: { $0.descriptor == socket })?.peer {
+            // The number may be reused by the next socket: a closed ATT socket's entry keeps its board, not its number.
+            let index = state.att.firstIndex { $0.descriptor == socket }
+            if let index, let peer = state.att[index].peer {
                 state.closedWhileLinkUp[peer] = state.links.contains(peer)
             }
-            let board = state.att.first { $0.descriptor == socket }.map(\.board)
+            let board = index.map { state.att[$0].board }
+            if let index { state.att[index].descriptor = -1 }
             return (state.open.remove(socket) != nil, board.flatMap { state.served.contains($0) ? nil : $0 })
         }
         if !known { Issue.record("close of socket \(socket), which the fake did not open or already closed") }
@@ -376,8 +381,17 @@ final class FakeBlueZKernel: BlueZSockets {
         if let board { closeBoard(board) }
     }
 
-    func linkExists(adapter: UInt16, peer: DeviceAddress) throws(Errno) -> Bool {
-        let (index, up) = state.withLock { ($0.adapter.index, $0.links.contains(peer)) }
+    func openHCIQuerySocket() throws(Errno) -> Int32 {
+        try record("socket(hci)", .hciQuerySocket)
+        let (mine, theirs) = pair()
+        _ = Glibc.close(theirs)
+        return mine
+    }
+
+    /// Not logged: blerig asks every 2 ms.
+    func linkExists(_ socket: Int32, adapter: UInt16, peer: DeviceAddress) throws(Errno) -> Bool {
+        let (known, index, up) = state.withLock { ($0.open.contains(socket), $0.adapter.index, $0.links.contains(peer)) }
+        if !known { Issue.record("HCIGETCONNLIST on socket \(socket), which the fake did not open or already closed") }
         guard adapter == index else { throw Errno(ENODEV) }
         return up
     }
