@@ -225,7 +225,7 @@ extension KernelTier {
 
         /// Debian's 6.1.192 BUGs on an L2CAP socket closed after its link went down (docs/radios.md); it killed a
         /// blerig thread and hung the guest in two runs of the tier on 2026-11-27. Over the whole session (the probe
-        /// and a run of two boards through the kernel's stack, some 25 links, each ended by blerig), the guest's
+        /// and a run of two boards through the kernel's stack, some forty links, each ended by blerig), the guest's
         /// kernel reports no BUG and no oops.
         @Test func theGuestKernelReportsNoBugOverTheSession() async throws {
             let outcome = try await BluetoothSession.shared.outcome()

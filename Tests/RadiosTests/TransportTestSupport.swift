@@ -116,10 +116,14 @@ extension TransportIO {
             #expect(!before.isEmpty)
             var pair: [Int32] = [-1, -1]
             #expect(pipe(&pair) == 0)
-            #expect(openDescriptors().subtracting(before) == Set(pair))
+            // Other suites open and close descriptors meanwhile: only the pipe's are this test's to look at.
+            #expect(openDescriptors().isSuperset(of: pair))
+            let targets = pair.map(descriptorTarget)
+            #expect(targets.allSatisfy { $0?.hasPrefix("pipe:") == true }, "\(targets)")
             close(pair[0])
             close(pair[1])
-            #expect(openDescriptors() == before)
+            // Gone; a number another test's descriptor took meanwhile names another object.
+            #expect(zip(pair, targets).allSatisfy { descriptorTarget($0) != $1 })
         }
 
         @Test("a socket left open fails the leak check")
