@@ -1,5 +1,6 @@
 import BLECore
 import BenchCore
+import CentralStack
 import Foundation
 import Reports
 import Synchronization
@@ -152,6 +153,40 @@ struct BenchFaultTests {
         let end = try #require(ended.withLock { $0 })
         #expect(end.failureClass == expected, "\(end.outcome)")
         #expect(end.wallDuration != nil)
+    }
+
+    @Test(
+        "a radio that ends its scan is the radio's failure: named once the bench reports it, infrastructure if it never does",
+        arguments: [true, false])
+    func scanEndedBeforeTheFault(reported: Bool) async throws {
+        let clock = WallClock()
+        let health = BenchHealth()
+        let ended = Mutex<RunEvent.TestFinished?>(nil)
+        let recorder = CheckRecorder(board: "b1", clock: clock, control: RunControl(), health: health) { event in
+            if case .testFinished(let end) = event { ended.withLock { $0 = end } }
+        }
+        if reported {
+            // The kernel path ends the scans at once; the adapter's removal reaches the bench a little later.
+            Task {
+                try await Task.sleep(for: .milliseconds(300))
+                health.report(
+                    BenchFault(part: "radio 'radio' (bluez hci0)", cause: "hci0 was removed under the run", at: clock.now))
+            }
+        }
+        let outcome = await recorder.check("preflight", "reachable", timeout: .seconds(30)) {
+            throw SessionError.scanEnded(waitingFor: "an advertisement from name 'b1'", after: .milliseconds(3200))
+        }
+        let end = try #require(ended.withLock { $0 })
+        #expect(end.failureClass == .infrastructure, "\(outcome)")
+        guard case .error(let message, _) = outcome else {
+            Issue.record("\(outcome)")
+            return
+        }
+        if reported {
+            #expect(message.hasPrefix("radio 'radio' (bluez hci0) failed at"), "\(message)")
+        } else {
+            #expect(message.contains("the radio ended its scan 3200 ms into the wait"), "\(message)")
+        }
     }
 
     @Test("a fault is heard by every waiter it affects, and by one that starts waiting after it")

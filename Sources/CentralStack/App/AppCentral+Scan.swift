@@ -1,7 +1,8 @@
 import BLECore
 
 extension AppCentral {
-    /// The board's first advertising report within `limit`, or nil when none came: the app's own scan for its board
+    /// The board's first advertising report within `limit`, or nil when none came (a scan the radio ends first
+    /// throws ``SessionError/scanEnded(waitingFor:after:)``): the app's own scan for its board
     /// (an app's "nearby" screen, or its check that a board it lost is back), on the central the machine connects
     /// with. It is not the machine's: the machine scans only for a board to pair with
     /// (``ConnectionState/unpairedScanning``) and reaches a paired board by connecting, and a connection attempt
@@ -13,18 +14,10 @@ extension AppCentral {
     public func firstAdvertisement(
         within limit: Duration, where accept: @escaping @Sendable (Advertisement) -> Bool = { _ in true }
     ) async throws(SessionError) -> Advertisement? {
-        let (central, board) = (shell.central, board)
-        do {
-            return try await withTimeout(limit, clock: clock, waitingFor: "an advertisement from \(board)") {
-                for await report in central.scan(ScanFilter(addresses: [board]))
-                where report.address == board && accept(report) {
-                    return report
-                }
-                return nil
-            }
-        } catch {
-            if case .timeout = error { return nil }
-            throw error
-        }
+        let board = board
+        return try await firstReport(
+            on: shell.central, filter: ScanFilter(addresses: [board]), within: limit, clock: clock,
+            waitingFor: "an advertisement from \(board)"
+        ) { report in report.address == board && accept(report) }
     }
 }

@@ -20,6 +20,9 @@ public enum SessionError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The board is paired with a key the stack does not have, or refused the answer to its challenge.
     case authenticationFailed(String)
     case cancelled(during: String)
+    /// The radio ended a scan before its time was up (switched off, gone, or refusing to scan): not the board's
+    /// silence.
+    case scanEnded(waitingFor: String, after: Duration)
 
     public var description: String {
         switch self {
@@ -34,6 +37,9 @@ public enum SessionError: Error, Hashable, Sendable, CustomStringConvertible {
         case let .protocolViolation(why): "protocol violation: \(why)"
         case let .authenticationFailed(why): "authentication failed: \(why)"
         case let .cancelled(during): "cancelled during \(during)"
+        case let .scanEnded(what, after):
+            "the radio ended its scan \(after.milliseconds.formatted(decimals: 0)) ms into the wait for \(what) "
+                + "(switched off, gone, or refusing to scan)"
         }
     }
 }

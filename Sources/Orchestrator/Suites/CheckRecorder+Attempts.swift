@@ -1,4 +1,5 @@
 import BenchCore
+import CentralStack
 import Reports
 
 extension CheckRecorder {
@@ -43,10 +44,17 @@ extension CheckRecorder {
 
 extension FailureClass {
     /// The class of a check that ended with `error` rather than a verdict: a bench part's error
-    /// (``BenchCore/BenchError``: a radio, a port, a process, the ingest) is infrastructure; anything else the
-    /// board caused by not answering as its contract says (a connection that failed, a procedure that timed out)
-    /// is a board failure. Product defects are thrown as ``CheckFailure`` and never reach here.
+    /// (``BenchCore/BenchError``: a radio, a port, a process, the ingest) or a scan the radio ended
+    /// (``SessionError/scanEnded(waitingFor:after:)``) is infrastructure; anything else the board caused by not
+    /// answering as its contract says (a connection that failed, a procedure that timed out) is a board failure.
+    /// Product defects are thrown as ``CheckFailure`` and never reach here.
     init(classifying error: any Error) {
-        self = error is BenchError ? .infrastructure : .board
+        if error is BenchError {
+            self = .infrastructure
+        } else if case SessionError.scanEnded = error {
+            self = .infrastructure
+        } else {
+            self = .board
+        }
     }
 }

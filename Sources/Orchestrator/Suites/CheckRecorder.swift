@@ -74,13 +74,21 @@ public final class CheckRecorder: Sendable {
         let wallStarted = ContinuousClock.now
         emit(.testStarted(.init(board: board, suite: suite, test: name, at: started)))
         let samples = SampleSink()
-        let race: Race
+        var race: Race
         if let standing = health.fault(affecting: board) {
             race = .benchFailed(standing)
         } else {
             race = await Self.$samples.withValue(samples) {
                 await Self.race(body, timeout: timeout, clock: clock, health: health, board: board)
             }
+        }
+        // A failing part's error can reach the check before the bench reports the part (a radio ends its scans,
+        // then says it was removed): wait briefly for the report, so that the verdict names the part and why.
+        if case .threw(let error) = race, health.fault(affecting: board) == nil,
+            ((error as? CheckFailure)?.failureClass ?? FailureClass(classifying: error)) == .infrastructure,
+            let fault = await Self.fault(affecting: board, within: Self.faultGrace, health: health, clock: clock)
+        {
+            race = .benchFailed(fault)
         }
         var (outcome, failureClass, measurements) = verdict(race, timeout: timeout)
         // Numbers measured while a part of the bench was failing are not the board's: no pass on them.
@@ -150,6 +158,25 @@ public final class CheckRecorder: Sendable {
         case timerCancelled
         /// A part the board depends on failed.
         case benchFailed(BenchFault)
+    }
+
+    /// How long a check that ended with an infrastructure error waits for the bench to report the failed part.
+    static let faultGrace: Duration = .seconds(2)
+
+    /// The bench's first fault affecting `board` within `limit`, or nil.
+    private static func fault(
+        affecting board: String, within limit: Duration, health: BenchHealth, clock: any RigClock
+    ) async -> BenchFault? {
+        await withTaskGroup(of: BenchFault?.self) { group in
+            group.addTask { await health.nextFault(affecting: board) }
+            group.addTask {
+                try? await clock.sleep(for: limit)
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
     }
 
     /// Runs `body` against a timer and the bench's health; the losers are cancelled and awaited.
