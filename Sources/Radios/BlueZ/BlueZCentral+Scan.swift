@@ -57,6 +57,9 @@ extension BlueZCentral {
                 } catch where error.status == .busy {
                     state.withLock { $0.discovery = .theirs }
                 } catch {
+                    // An adapter going away ends discovery and can refuse it again before mgmt says it went: say so
+                    // first, so that the scans' end is the radio's failure, not silence.
+                    if adapterExists() == false { adapterFailed(Self.removed(adapter)) }
                     // Powered off, refused: nothing will be found; the scans end rather than wait in silence.
                     finish = state.withLock { state in
                         defer { state.scans = [:] }

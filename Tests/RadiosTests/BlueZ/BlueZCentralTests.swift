@@ -183,6 +183,25 @@ extension TransportIO {
             #expect(await eventually { kernel.openDescriptors == 0 })
         }
 
+        @Test(
+            "a refused discovery on an adapter the kernel no longer lists is its removal, reported before the scans end",
+            arguments: [true, false])
+        func refusedDiscoveryOnAGoneAdapter(listed: Bool) async throws {
+            let kernel = FakeBlueZKernel(refusing: [.startDiscovery: .invalidIndex])
+            let central = try await openCentral(kernel, listed: listed ? [.usb(0)] : [])
+            let failure = Mutex<String?>(nil)
+            central.whenAdapterFails { why in failure.withLock { $0 = why } }
+            for await _ in central.scan(ScanFilter()) {}
+            // The scan ended; by then the bench has heard why, when the adapter is gone.
+            let why = failure.withLock { $0 }
+            if listed {
+                #expect(why == nil, "an adapter still listed was reported gone: \(why ?? "")")
+            } else {
+                #expect(why?.contains("hci0 was removed under the run") == true, "\(why ?? "nothing")")
+            }
+            await central.close()
+        }
+
         @Test("disconnecting closes the socket while the link is up, then waits until the kernel has no link")
         func disconnectWaitsForTheLinkToGo() async throws {
             let kernel = FakeBlueZKernel(linkDownAfterReply: .milliseconds(300))
