@@ -153,10 +153,10 @@ extension BlueZCentral: RadioPower {
     /// Set Powered through mgmt: off, the kernel closes every link of the adapter (the peers see 0x15, remote
     /// device terminated due to power off) and every scan ends. This switches the adapter for bluetoothd too.
     ///
-    /// The links' sockets are closed first, while the links are up (``BlueZLink/closeBeforePowerOff()``).
+    /// The links' sockets are closed first, while the links are up (``BlueZLink/closeWhileUp()``).
     public func setPowered(_ on: Bool) async throws(CentralError) {
         if !on {
-            for link in state.withLock({ Array($0.links.values) }) { link.closeBeforePowerOff() }
+            for link in state.withLock({ Array($0.links.values) }) { link.closeWhileUp() }
         }
         do {
             let settings = try await mgmt.send(Mgmt.SetPowered(on), index: adapter).settings

@@ -156,19 +156,23 @@ final class BlueZLink: ATTBearer, LinkControl, Sendable {
     /// kernel tier's btmon capture), and a connect to the same board in between joins the dying link (the kernel
     /// reuses a board's connection) and fails with it: there, with two boards, 1 handshake in 19 failed with 0x3E.
     func disconnect() async {
-        guard let central, !state.withLock({ $0.down }) else { return }
-        state.withLock { $0.closedByUs = true }
-        channel.close()
+        guard let central, closeWhileUp() else { return }
         _ = try? await central.mgmt.send(Mgmt.Disconnect(Mgmt.Address(peer)), index: central.adapter)
         await central.waitUntilLinkGone(peer, within: Self.downWait)
     }
 
-    /// Closes the socket while the link is still up, before blerig switches the adapter off (which ends every link):
-    /// after, the close would trip the kernel bug ``disconnect()`` describes.
-    func closeBeforePowerOff() {
-        guard !state.withLock({ $0.down }) else { return }
-        state.withLock { $0.closedByUs = true }
-        channel.close()
+    /// Closes the socket while the link is still up: the first step of ``disconnect()``, and what blerig does before
+    /// it switches the adapter off (which ends every link); after the link, the close would trip the kernel bug
+    /// ``disconnect()`` describes. False when the link was down already.
+    @discardableResult
+    func closeWhileUp() -> Bool {
+        let up = state.withLock { state -> Bool in
+            guard !state.down else { return false }
+            state.closedByUs = true
+            return true
+        }
+        if up { channel.close() }
+        return up
     }
 
     /// How long ``disconnect()`` waits for the link to go after mgmt accepted the Disconnect: the controller
