@@ -110,6 +110,7 @@ final class DoctorFakeHost: @unchecked Sendable {
             guard let info = adapters.first(where: { $0.index == adapter }) else { throw Errno(ENODEV) }
             return info
         }
+        func linkExists(_ socket: Int32, adapter: UInt16, peer: DeviceAddress) throws(Errno) -> Bool { false }
         func close(_ socket: Int32) {}
     }
 

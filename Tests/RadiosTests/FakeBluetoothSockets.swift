@@ -13,6 +13,8 @@ final class FakeBluetoothSockets: BluetoothSockets {
 
     private let failures: [Call: Errno]
     private let adapters: [HCIDeviceInfo]
+    /// HCIGETCONNLIST's answer: whether adapter N has an LE link to a peer.
+    private let links: @Sendable (UInt16, DeviceAddress) throws(Errno) -> Bool
     private let state = Mutex(State())
 
     private struct State {
@@ -22,9 +24,13 @@ final class FakeBluetoothSockets: BluetoothSockets {
         var claimed: Set<Int32> = []
     }
 
-    init(failing failures: [Call: Errno] = [:], adapters: [HCIDeviceInfo] = []) {
+    init(
+        failing failures: [Call: Errno] = [:], adapters: [HCIDeviceInfo] = [],
+        links: @escaping @Sendable (UInt16, DeviceAddress) throws(Errno) -> Bool = { _, _ in false }
+    ) {
         self.failures = failures
         self.adapters = adapters
+        self.links = links
     }
 
     /// Every call, in order: `socket`, `HCIDEVDOWN hci0`, `bind hci0`, `HCIGETDEVLIST`, `HCIGETDEVINFO hci0`, `close`.
@@ -71,6 +77,14 @@ final class FakeBluetoothSockets: BluetoothSockets {
         try record("HCIGETDEVINFO hci\(adapter)", .info, on: socket)
         guard let info = adapters.first(where: { $0.index == adapter }) else { throw Errno(ENODEV) }
         return info
+    }
+
+    /// Not logged: the kernel path asks every 2 ms while a link goes.
+    func linkExists(_ socket: Int32, adapter: UInt16, peer: DeviceAddress) throws(Errno) -> Bool {
+        if !state.withLock({ $0.peers[socket] != nil }) {
+            Issue.record("HCIGETCONNLIST on socket \(socket), which is not open")
+        }
+        return try links(adapter, peer)
     }
 
     func close(_ socket: Int32) {

@@ -21,7 +21,8 @@ public final class BlueZCentral: Central {
     public let security: BlueZSecurity
     let mgmt: MgmtChannel
     let sockets: any BlueZSockets
-    /// For telling an adapter that went away from one switched off (``BlueZCentral/adapterExists``).
+    /// For telling an adapter that went away from one switched off (``BlueZCentral/adapterExists``), and for
+    /// whether a link is gone (``waitUntilLinkGone(_:within:)``).
     let hciSockets: any BluetoothSockets
     let state: Mutex<State>
 
@@ -232,10 +233,10 @@ public final class BlueZCentral: Central {
     /// Waits until the kernel no longer has an LE link to `peer` on this adapter, at most `limit`; not at all when
     /// it cannot be asked.
     func waitUntilLinkGone(_ peer: DeviceAddress, within limit: Duration) async {
-        guard let socket = try? sockets.openHCIQuerySocket() else { return }
-        defer { sockets.close(socket) }
+        guard let socket = try? hciSockets.openHCISocket() else { return }
+        defer { hciSockets.close(socket) }
         let deadline = clock.now.advanced(by: limit)
-        while (try? sockets.linkExists(socket, adapter: adapter, peer: peer)) == true, clock.now < deadline {
+        while (try? hciSockets.linkExists(socket, adapter: adapter, peer: peer)) == true, clock.now < deadline {
             try? await clock.sleep(for: .milliseconds(2))
         }
     }

@@ -5,7 +5,7 @@ import Glibc
 /// The system calls of the kernel's own Bluetooth path (`radio: {kind: bluez}`), behind a seam:
 /// ``SystemBlueZSockets`` makes them, tests inject a fake that fails any of them with any errno.
 ///
-/// Only the set-up calls, and the question whether a link is still there, go through it. Once open, a descriptor is read and written with poll(2), recv(2) and
+/// Only the set-up calls go through it. Once open, a descriptor is read and written with poll(2), recv(2) and
 /// send(2) (``SeqpacketChannel``), so a fake returns one end of a `SOCK_SEQPACKET` socket pair and plays the
 /// kernel on the other end: mgmt packets on the control socket, ATT PDUs on an L2CAP socket.
 public protocol BlueZSockets: Sendable {
@@ -32,13 +32,6 @@ public protocol BlueZSockets: Sendable {
     func mtus(_ socket: Int32) throws(Errno) -> (send: UInt16, receive: UInt16)
     /// `close(2)`.
     func close(_ socket: Int32)
-    /// `socket(AF_BLUETOOTH, SOCK_RAW | SOCK_CLOEXEC, BTPROTO_HCI)`, left unbound, for
-    /// ``linkExists(_:adapter:peer:)``. The kernel tells btmon of each such socket ("RAW Open"), so one is opened
-    /// per question, not per poll.
-    func openHCIQuerySocket() throws(Errno) -> Int32
-    /// `ioctl(HCIGETCONNLIST)`: whether the kernel still has an LE link to `peer` on `adapter`, from connecting until
-    /// it has handled the link's Disconnection Complete.
-    func linkExists(_ socket: Int32, adapter: UInt16, peer: DeviceAddress) throws(Errno) -> Bool
 }
 
 /// The `BT_SECURITY` level of an ATT socket: what the kernel's SMP must reach before the channel is ready.
@@ -138,19 +131,6 @@ public struct SystemBlueZSockets: BlueZSockets {
     }
 
     public func close(_ socket: Int32) { _ = Glibc.close(socket) }
-
-    public func openHCIQuerySocket() throws(Errno) -> Int32 {
-        let socket = Glibc.socket(AF_BLUETOOTH, SocketType.raw | SocketType.closeOnExec, BTPROTO_HCI)
-        guard socket >= 0 else { throw .current }
-        return socket
-    }
-
-    public func linkExists(_ socket: Int32, adapter: UInt16, peer: DeviceAddress) throws(Errno) -> Bool {
-        let address = (0..<6).map { UInt8(truncatingIfNeeded: peer.value >> UInt64(8 * $0)) }
-        let found = blerig_hci_has_le_connection(socket, adapter, address)
-        guard found >= 0 else { throw .current }
-        return found == 1
-    }
 
     /// `sockaddr_l2` for the ATT channel; the address's bytes least significant first, as bdaddr_t holds them.
     private static func attAddress(_ value: UInt64, type: UInt8) -> sockaddr_l2 {

@@ -19,6 +19,10 @@ public protocol BluetoothSockets: Sendable {
     func adapterIndexes(_ socket: Int32) throws(Errno) -> [UInt16]
     /// `ioctl(HCIGETDEVINFO)` for one adapter.
     func adapterInfo(_ socket: Int32, adapter: UInt16) throws(Errno) -> HCIDeviceInfo
+    /// `ioctl(HCIGETCONNLIST)`: whether the kernel still has an LE link to `peer` on `adapter`, from connecting until
+    /// it has handled the link's Disconnection Complete. The kernel tells btmon of each raw socket that makes an
+    /// ioctl ("RAW Open"), so a caller that polls keeps one socket for it.
+    func linkExists(_ socket: Int32, adapter: UInt16, peer: DeviceAddress) throws(Errno) -> Bool
     /// `close(2)`.
     func close(_ socket: Int32)
 }
@@ -95,6 +99,13 @@ public struct SystemBluetoothSockets: BluetoothSockets {
         return HCIDeviceInfo(
             index: info.dev_id, name: name, address: DeviceAddress(address), flags: info.flags, type: info.type,
             features: withUnsafeBytes(of: info.features) { Array($0) })
+    }
+
+    public func linkExists(_ socket: Int32, adapter: UInt16, peer: DeviceAddress) throws(Errno) -> Bool {
+        let address = (0..<6).map { UInt8(truncatingIfNeeded: peer.value >> UInt64(8 * $0)) }
+        let found = blerig_hci_has_le_connection(socket, adapter, address)
+        guard found >= 0 else { throw .current }
+        return found == 1
     }
 
     public func close(_ socket: Int32) { _ = Glibc.close(socket) }

@@ -15,13 +15,23 @@ private let table: [GATTServer.Service] = [
 ]
 
 /// Opens a central on the fake kernel; adapter listing (for the user-channel check and for telling a removed
-/// adapter from one switched off) sees `listed`, none unless told.
+/// adapter from one switched off) sees `listed`, none unless told, and HCIGETCONNLIST the fake kernel's links.
 func openCentral(
-    _ kernel: FakeBlueZKernel, parameters: HCI.ConnectionParameters? = nil, listed: [HCIDeviceInfo] = []
+    _ kernel: FakeBlueZKernel, parameters: HCI.ConnectionParameters? = nil, listed: [HCIDeviceInfo] = [],
+    hci: FakeBluetoothSockets? = nil
 ) async throws -> BlueZCentral {
     try await BlueZCentral.open(
-        adapter: 0, sockets: kernel, hciSockets: FakeBluetoothSockets(adapters: listed),
+        adapter: 0, sockets: kernel, hciSockets: hci ?? hciSockets(for: kernel, listed: listed),
         connectionParameters: parameters, security: .medium)
+}
+
+/// The raw HCI sockets beside `kernel`: its adapters as `listed`, its links as HCIGETCONNLIST gives them.
+func hciSockets(
+    for kernel: FakeBlueZKernel, listed: [HCIDeviceInfo] = [], failing: [FakeBluetoothSockets.Call: Errno] = [:]
+) -> FakeBluetoothSockets {
+    FakeBluetoothSockets(failing: failing, adapters: listed) { (adapter, peer) throws(Errno) -> Bool in
+        try kernel.linkExists(adapter: adapter, peer: peer)
+    }
 }
 
 /// Waits (up to 2 s of wall time) until `condition` holds.
@@ -205,7 +215,8 @@ extension TransportIO {
         @Test("disconnecting closes the socket while the link is up, then waits until the kernel has no link")
         func disconnectWaitsForTheLinkToGo() async throws {
             let kernel = FakeBlueZKernel(linkDownAfterReply: .milliseconds(300))
-            let central = try await openCentral(kernel)
+            let hci = hciSockets(for: kernel)
+            let central = try await openCentral(kernel, hci: hci)
             let connecting = Task { try await central.connect(to: board, timeout: .seconds(5)) }
             #expect(await eventually { kernel.board(board) != nil })
             let connection = try await connecting.value
@@ -215,6 +226,7 @@ extension TransportIO {
             let down = try #require(kernel.linkDownAt(board), "disconnect returned before the link went down")
             #expect(down <= returned)
             #expect(kernel.closedWhileLinkUp(board) == true, "the socket outlived its link")
+            #expect(hci.log == ["socket", "close"], "one raw HCI socket for the whole wait: \(hci.log)")
             #expect(await connection.disconnection() == .localHostTerminated)
             await central.close()
             #expect(await eventually { kernel.openDescriptors == 0 })
@@ -222,8 +234,8 @@ extension TransportIO {
 
         @Test("a kernel that cannot be asked for its links (no raw HCI socket) does not hold a disconnect up")
         func disconnectWithoutTheLinkList() async throws {
-            let kernel = FakeBlueZKernel(failing: [.hciQuerySocket: Errno(EPERM)], linkDownAfterReply: .seconds(1))
-            let central = try await openCentral(kernel)
+            let kernel = FakeBlueZKernel(linkDownAfterReply: .seconds(1))
+            let central = try await openCentral(kernel, hci: hciSockets(for: kernel, failing: [.socket: Errno(EPERM)]))
             let connecting = Task { try await central.connect(to: board, timeout: .seconds(5)) }
             #expect(await eventually { kernel.board(board) != nil })
             let connection = try await connecting.value

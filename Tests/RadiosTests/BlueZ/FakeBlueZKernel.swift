@@ -13,7 +13,7 @@ import Testing
 /// recorded as an issue.
 final class FakeBlueZKernel: BlueZSockets {
     enum Call: Hashable, Sendable {
-        case controlSocket, bindControl, l2capSocket, bindATT, security, receiveMTU, connect, mtus, hciQuerySocket
+        case controlSocket, bindControl, l2capSocket, bindATT, security, receiveMTU, connect, mtus
     }
 
     /// How connect(2) on an ATT socket goes.
@@ -381,17 +381,9 @@ final class FakeBlueZKernel: BlueZSockets {
         if let board { closeBoard(board) }
     }
 
-    func openHCIQuerySocket() throws(Errno) -> Int32 {
-        try record("socket(hci)", .hciQuerySocket)
-        let (mine, theirs) = pair()
-        _ = Glibc.close(theirs)
-        return mine
-    }
-
-    /// Not logged: blerig asks every 2 ms.
-    func linkExists(_ socket: Int32, adapter: UInt16, peer: DeviceAddress) throws(Errno) -> Bool {
-        let (known, index, up) = state.withLock { ($0.open.contains(socket), $0.adapter.index, $0.links.contains(peer)) }
-        if !known { Issue.record("HCIGETCONNLIST on socket \(socket), which the fake did not open or already closed") }
+    /// Whether the kernel has an LE link to `peer` (what HCIGETCONNLIST tells ``FakeBluetoothSockets``).
+    func linkExists(adapter: UInt16, peer: DeviceAddress) throws(Errno) -> Bool {
+        let (index, up) = state.withLock { ($0.adapter.index, $0.links.contains(peer)) }
         guard adapter == index else { throw Errno(ENODEV) }
         return up
     }
