@@ -54,11 +54,11 @@ extension Interop {
                 guard let exit = blerig.exit else { throw TestFailure("blerig run did not end within 240 s") }
                 return (exit, blerig.stdout.text + blerig.stderr.text)
             }
-            #expect(exit == .exited(0), "blerig run: \(output)")
+            #expect(exit == .exited(0), "blerig run: \(RunTranscript(output))")
             let runs = try FileManager.default.contentsOfDirectory(atPath: out).filter { !$0.hasPrefix("history.sqlite") }
             let run = try #require(runs.count == 1 ? out + "/" + runs[0] : nil, "run directories: \(runs)")
             let junit = try String(contentsOfFile: run + "/junit.xml", encoding: .utf8)
-            #expect(!junit.contains("<failure") && !junit.contains("<error"), "\(output)")
+            #expect(!junit.contains("<failure") && !junit.contains("<error"), "\(RunTranscript(output))")
             for check in [
                 "advertises as nano33-tutorial", "advertises as heart-rate-sensor", "light on/off",
                 "control point answers", "Temperature rate and gaps", "Heart Rate Measurement rate and gaps",

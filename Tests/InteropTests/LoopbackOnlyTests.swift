@@ -107,7 +107,7 @@ extension Interop {
                 }
                 return (exit, blerig.stdout.text + blerig.stderr.text, named)
             }
-            #expect(exit == .exited(0), "blerig run: \(output)")
+            #expect(exit == .exited(0), "blerig run: \(RunTranscript(output))")
             // Not vacuous: rootcanal's four ports and the ingest were seen listening.
             #expect(seen.filter { $0.1.contains("rootcanal") }.count == 4, "seen: \(seen)")
             #expect(seen.contains { $0.1.contains("blerig") }, "the ingest server, in blerig itself: \(seen)")

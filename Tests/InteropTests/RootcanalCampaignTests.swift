@@ -79,7 +79,7 @@ extension Interop {
                 let output = blerig.stdout.text + blerig.stderr.text
                 return (exit, output, rootcanals)
             }
-            #expect(exit == .exited(0), "blerig run: \(output)")
+            #expect(exit == .exited(0), "blerig run: \(RunTranscript(output))")
 
             // It started exactly one rootcanal, and none of it is left: not its group, not its port's process.
             #expect(rootcanals.count == 1, "rootcanals seen while blerig ran: \(rootcanals)")
@@ -94,7 +94,7 @@ extension Interop {
             let lint = try Self.tool("/usr/bin/xmllint", ["--noout", "--schema", schema, run + "/junit.xml"])
             #expect(lint.status == 0 && lint.output.hasSuffix("validates"), "xmllint: \(lint.output)")
             let junit = try String(contentsOfFile: run + "/junit.xml", encoding: .utf8)
-            #expect(!junit.contains("<failure") && !junit.contains("<error"), "\(output)")
+            #expect(!junit.contains("<failure") && !junit.contains("<error"), "\(RunTranscript(output))")
 
             var boardFrames: Set<[UInt8]> = []
             for board in ["esp-01", "nano-01", "hrm-01"] {

@@ -42,7 +42,7 @@ extension Interop {
                 }
                 return (exit, blerig.stdout.text + blerig.stderr.text)
             }
-            #expect(exit == .exited(0), "blerig run: \(output)")
+            #expect(exit == .exited(0), "blerig run: \(RunTranscript(output))")
             for check in [
                 "offline: readings queued, no upload attempted", "online: backlog uploaded through outage and failures",
                 "ring overflow visible", "no reading lost or duplicated by the central",
