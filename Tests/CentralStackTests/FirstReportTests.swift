@@ -7,7 +7,8 @@ import Testing
 struct FirstReportTests {
     static let board = DeviceAddress(0xC000_0000_00AA, kind: .random)
 
-    /// A radio whose scans yield `reports` and then end, or stay open (`endsScan` false) until cancelled.
+    /// A radio whose scans yield `reports` and then end, or stay open (`endsScan` false) until cancelled. Like every
+    /// radio's scan, one with `deduplicate` reports each address once.
     struct ScriptedCentral: Central {
         let clock: any RigClock = WallClock()
         let reports: [Advertisement]
@@ -15,7 +16,10 @@ struct FirstReportTests {
 
         func scan(_ filter: ScanFilter) -> AsyncStream<Advertisement> {
             let (stream, continuation) = AsyncStream.makeStream(of: Advertisement.self)
-            for report in reports { continuation.yield(report) }
+            var seen: Set<DeviceAddress> = []
+            for report in reports where !filter.deduplicate || seen.insert(report.address).inserted {
+                continuation.yield(report)
+            }
             if endsScan { continuation.finish() }
             return stream
         }
@@ -40,7 +44,9 @@ struct FirstReportTests {
         ) { $0.data.localName == "wanted" }
     }
 
-    @Test("the first report the caller takes is returned; the others are passed over")
+    /// The reports are the same board's: its advertisement alone (the scan response lost), then merged with the
+    /// response. A scan that reported the board once would end the wait with nil.
+    @Test("the first report the caller takes is returned, even after one of the same board's it passed over")
     func takesTheWantedReport() async throws {
         let central = ScriptedCentral(reports: [Self.report("other"), Self.report("wanted")], endsScan: false)
         #expect(try await Self.wait(on: central)?.data.localName == "wanted")
