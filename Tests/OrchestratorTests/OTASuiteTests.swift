@@ -53,6 +53,19 @@ struct OTASuiteTests {
             })
     }
 
+    /// Armed while the image was in flight, the fault landed wherever the console line caught up with the frames,
+    /// and after the last frame whenever a window held the rest of a small image: no NAK, and a board blamed for it.
+    @Test("the CRC check arms its fault before the update, on the frame a third of the way in, and that frame is NAKed")
+    func crcFaultLandsOnItsFrame() async throws {
+        let result = try await CampaignTests.run(Self.yaml)
+        let log = try String(contentsOfFile: result.directory + "/console/esp-01.log", encoding: .utf8)
+        // 8 KiB at 236 bytes a frame: 35 frames.
+        let armed = try #require(log.range(of: "I/OTA: fault armed: crc 11\n"), "\(log)")
+        let start = try #require(log.range(of: "I/OTA: start size=8192", range: armed.upperBound..<log.endIndex))
+        let nak = try #require(log.range(of: "W/OTA: nak expected_seq=11 reason=crc", range: start.upperBound..<log.endIndex))
+        #expect(!log[start.upperBound..<nak.lowerBound].contains("I/OTA: fault armed"))
+    }
+
     @Test("a board whose new image fails its self-test is not reported as a clean update, and the success rate fails")
     func selfTestFailureIsNotACleanUpdate() async throws {
         let campaign = try CampaignTests.campaign(Self.yaml)

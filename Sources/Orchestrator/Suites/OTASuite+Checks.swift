@@ -26,10 +26,9 @@ extension OTARun {
         return values
     }
 
-    /// Arms `console` faults (at once, or once `armAt` of the frames are acknowledged), runs an update that must
-    /// commit, then `verify`.
+    /// Arms `console` faults before the update, runs an update that must commit, then `verify`.
     func faultCheck(
-        _ check: OTASuite.Check, armAt fraction: Double? = nil, console lines: [String],
+        _ check: OTASuite.Check, console lines: [String],
         verify: @escaping @Sendable (OTAReport) throws -> [MeasuredValue]
     ) async {
         guard board.bench.console != nil else {
@@ -37,19 +36,8 @@ extension OTARun {
                 name, check.rawValue, reason: "the board has no console to inject faults through")
         }
         await board.check(name, check.rawValue) {
-            var progress: (@Sendable (OTATransfer.Progress) async -> Void)?
-            if let fraction {
-                let armed = Flag()
-                progress = { p in
-                    guard p.frames > 0, Double(p.acknowledged) >= Double(p.frames) * fraction, armed.set() else {
-                        return
-                    }
-                    try? await console(lines)
-                }
-            } else {
-                try await console(lines)
-            }
-            let report = try await committedUpdate(progress: progress)
+            try await console(lines)
+            let report = try await committedUpdate()
             try await console(["ota-fault none"])
             return try verify(report) + [Metric.duration(report)]
         }

@@ -82,14 +82,14 @@ extension EspPointOTAService {
 
     // MARK: Console (test firmware only)
 
-    /// `ota-fault crc|flash|corrupt|selftest|drop N|drop last|none` and `ota-key <64 hex digits>|none`.
+    /// `ota-fault crc [N]|flash|corrupt|selftest|drop N|drop last|none` and `ota-key <64 hex digits>|none`.
     func consoleCommand(_ words: [Substring]) -> Bool {
         guard let board else { return false }
         switch words.first {
         case "ota-fault":
             let what = words.dropFirst().joined(separator: " ")
             switch what {
-            case "crc": flash.faults.crc = true
+            case "crc": flash.faults.crcAfterFrames = 0
             case "flash": flash.faults.flashWrite = true
             case "corrupt": flash.faults.corruptBank = true
             case "selftest": flash.faults.selfTest = true
@@ -98,8 +98,11 @@ extension EspPointOTAService {
             default:
                 if words.count == 3, words[1] == "drop", let n = Int(words[2]), n >= 0 {
                     flash.faults.dropAfterFrames = n
+                } else if words.count == 3, words[1] == "crc", let n = Int(words[2]), n >= 0 {
+                    flash.faults.crcAfterFrames = n
                 } else {
-                    board.log(.warning, "CONSOLE", "usage: ota-fault crc|flash|corrupt|selftest|drop N|drop last|none")
+                    board.log(
+                        .warning, "CONSOLE", "usage: ota-fault crc [N]|flash|corrupt|selftest|drop N|drop last|none")
                     return true
                 }
             }

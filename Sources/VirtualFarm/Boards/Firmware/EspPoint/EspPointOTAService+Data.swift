@@ -16,9 +16,13 @@ extension EspPointOTAService {
             return nil
         }
         var bytes = value
-        if flash.faults.crc, !bytes.isEmpty {
-            flash.faults.crc = false
-            bytes[bytes.count / 2] ^= 0x01
+        if let remaining = flash.faults.crcAfterFrames, !bytes.isEmpty {
+            if remaining <= 0 {
+                flash.faults.crcAfterFrames = nil
+                bytes[bytes.count / 2] ^= 0x01
+            } else {
+                flash.faults.crcAfterFrames = remaining - 1
+            }
         }
         let expected = run.expectedSeq
         let frame: OTA.Frame

@@ -39,8 +39,8 @@ struct OTAFlashState: Sendable {
 
 /// One-shot faults the test firmware injects on request (`ota-fault ...` on the console).
 struct OTAFaults: Sendable, Hashable {
-    /// The next data frame arrives corrupted (its CRC fails): NAK reason 1.
-    var crc = false
+    /// The data frame after this many more arrives corrupted (its CRC fails): NAK reason 1. 0: the next one.
+    var crcAfterFrames: Int?
     /// The next flash program fails: NAK reason 3.
     var flashWrite = false
     /// A bit flips in the bank once the last frame is written: FINISH answers 4.
