@@ -72,8 +72,8 @@ struct OTARun: Sendable {
             }
             return [Metric.resumes(report)]
         }
-        // Armed before the transfer, on a frame a third of the way in: armed once a third was acknowledged, the
-        // fault came too late whenever the rest of the image was already in flight (a window holds 40 frames).
+        // Armed before the transfer, on a frame a third of the way in: a fault armed during the transfer comes too
+        // late whenever the rest of the image is already in flight (a window holds 40 frames).
         await faultCheck(.crc, console: ["ota-fault crc \(frames / 3)"]) { report in
             guard report.statistics.naksByReason[1, default: 0] >= 1, report.statistics.framesResent >= 1 else {
                 throw CheckFailure(
