@@ -162,8 +162,8 @@ final class BlueZLink: ATTBearer, LinkControl, Sendable {
     }
 
     /// Closes the socket while the link is still up: the first step of ``disconnect()``, and what blerig does before
-    /// it switches the adapter off (which ends every link); after the link, the close would trip the kernel bug
-    /// ``disconnect()`` describes. False when the link was down already.
+    /// it switches the adapter off (which ends every link); once the link is down, the close would trip the kernel
+    /// bug ``disconnect()`` describes. False when the link was down already.
     @discardableResult
     func closeWhileUp() -> Bool {
         let up = state.withLock { state -> Bool in
