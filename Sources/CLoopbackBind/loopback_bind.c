@@ -3,7 +3,8 @@
 // change that. This bind(2) turns a wildcard address (0.0.0.0, ::) into the loopback one (127.0.0.1, ::1) and
 // leaves every other address alone, so a controller with no authentication is never reachable from the network
 // of a CI host. RootcanalProcess also checks the listeners in /proc/net after start-up, so a process this cannot
-// reach (a static binary) is refused, not trusted.
+// reach (a static binary) is refused, not trusted. The library's other job, on rootcanal's HCI port only, is in
+// h4_whole_packets.c.
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>

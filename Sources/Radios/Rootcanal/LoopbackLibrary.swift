@@ -2,9 +2,13 @@ import Foundation
 
 /// libBlerigLoopback.so, the library blerig preloads into rootcanal so that it listens on 127.0.0.1 only:
 /// rootcanal 1.10.0 binds its ports to every address and has no flag to change that (see
-/// Sources/CLoopbackBind/loopback_bind.c). `swift build` puts the library next to the blerig executable.
+/// Sources/CLoopbackBind/loopback_bind.c). On the HCI port it also sends each packet as one TCP segment
+/// (``h4PortVariable``). `swift build` puts the library next to the blerig executable.
 public struct LoopbackLibrary: Sendable, Hashable {
     public static let fileName = "libBlerigLoopback.so"
+    /// Names rootcanal's HCI port to the library, which sends each H4 packet there as one TCP segment, with
+    /// TCP_NODELAY (Sources/CLoopbackBind/h4_whole_packets.c).
+    public static let h4PortVariable = "BLERIG_H4_PORT"
     /// Names the library explicitly, for an installation that keeps it elsewhere.
     public static let environmentVariable = "BLERIG_LOOPBACK_LIBRARY"
 

@@ -90,7 +90,7 @@ public final class RootcanalProcess: Sendable {
         let (executable, leading) = try command(for: options.launcher)
         let loopback: LoopbackLibrary
         if let chosen = options.loopback { loopback = chosen } else { loopback = try LoopbackLibrary.locate() }
-        let environment = loopback.preloading(into: ProcessInfo.processInfo.environment)
+        let inherited = loopback.preloading(into: ProcessInfo.processInfo.environment)
         let began = clock.now
         var taken: [String] = []
         for attempt in 1...max(1, options.attempts) {
@@ -98,6 +98,8 @@ public final class RootcanalProcess: Sendable {
             if let chosen = options.ports { ports = chosen } else { ports = try RootcanalPorts.free() }
             let log: ProcessOutput
             let process: SupervisedProcess
+            var environment = inherited
+            environment[LoopbackLibrary.h4PortVariable] = String(ports.hci)
             do {
                 log = try ProcessOutput(file: options.logFile)
                 process = try SupervisedProcess.start(
