@@ -192,10 +192,12 @@ bench: deps
 	.build/release/blerig bench scale $(ARGS)
 	.build/release/blerig bench reports
 
-# bench-hci: release build; blerig's central against Bumble's on rootcanal (1 ms tick) with a Bumble peripheral:
-# connect, handshake and write latencies, notification throughput, CPU per handshake (make bench-hci ARGS="--json")
+# bench-hci: release build, with the library preloaded into rootcanal; blerig's central against Bumble's on rootcanal
+# (1 ms tick) with a Bumble peripheral: connect, handshake and write latencies, notification throughput, CPU per
+# handshake (make bench-hci ARGS="--json")
 bench-hci: deps interop-deps
 	$(SWIFT) build -c release --product blerig
+	$(SWIFT) build -c release --product BlerigLoopback
 	.build/release/blerig bench hci $(ARGS)
 
 # bench-ota: release build; a 10 MiB OTA on the virtual link (2M PHY, 15 ms, 6 packets per event) for windows 1, 2,
