@@ -22,7 +22,12 @@ typedef int (*accept4_function)(int, struct sockaddr *, socklen_t *, int);
 typedef ssize_t (*send_function)(int, const void *, size_t, int);
 typedef ssize_t (*sendto_function)(int, const void *, size_t, int, const struct sockaddr *, socklen_t);
 
-static void *next_symbol(const char *name) { return dlsym(RTLD_NEXT, name); }
+// The C library's `name`, looked up once into *slot; NULL, with errno ENOSYS, when there is none.
+static void *next_symbol(void **slot, const char *name) {
+    if (*slot == NULL) *slot = dlsym(RTLD_NEXT, name);
+    if (*slot == NULL) errno = ENOSYS;
+    return *slot;
+}
 
 // The HCI port from BLERIG_H4_PORT, or -1 when it is unset or not a port. Read once; a race reads the same value.
 static int h4_port(void) {
@@ -67,41 +72,29 @@ static int h4_flags(int fd, const void *bytes, size_t length, int flags) {
 }
 
 int accept(int fd, struct sockaddr *address, socklen_t *length) {
-    static accept_function next;
-    if (next == NULL && (next = (accept_function)next_symbol("accept")) == NULL) {
-        errno = ENOSYS;
-        return -1;
-    }
-    int client = next(fd, address, length);
+    static void *next;
+    if (next_symbol(&next, "accept") == NULL) return -1;
+    int client = ((accept_function)next)(fd, address, length);
     accepted(client);
     return client;
 }
 
 int accept4(int fd, struct sockaddr *address, socklen_t *length, int flags) {
-    static accept4_function next;
-    if (next == NULL && (next = (accept4_function)next_symbol("accept4")) == NULL) {
-        errno = ENOSYS;
-        return -1;
-    }
-    int client = next(fd, address, length, flags);
+    static void *next;
+    if (next_symbol(&next, "accept4") == NULL) return -1;
+    int client = ((accept4_function)next)(fd, address, length, flags);
     accepted(client);
     return client;
 }
 
 ssize_t send(int fd, const void *bytes, size_t length, int flags) {
-    static send_function next;
-    if (next == NULL && (next = (send_function)next_symbol("send")) == NULL) {
-        errno = ENOSYS;
-        return -1;
-    }
-    return next(fd, bytes, length, h4_flags(fd, bytes, length, flags));
+    static void *next;
+    if (next_symbol(&next, "send") == NULL) return -1;
+    return ((send_function)next)(fd, bytes, length, h4_flags(fd, bytes, length, flags));
 }
 
 ssize_t sendto(int fd, const void *bytes, size_t length, int flags, const struct sockaddr *to, socklen_t size) {
-    static sendto_function next;
-    if (next == NULL && (next = (sendto_function)next_symbol("sendto")) == NULL) {
-        errno = ENOSYS;
-        return -1;
-    }
-    return next(fd, bytes, length, h4_flags(fd, bytes, length, flags), to, size);
+    static void *next;
+    if (next_symbol(&next, "sendto") == NULL) return -1;
+    return ((sendto_function)next)(fd, bytes, length, h4_flags(fd, bytes, length, flags), to, size);
 }

@@ -31,14 +31,15 @@ extension Interop {
             }
         }
 
-        /// A server in Python, which sends like rootcanal (an indicator, then its packet, Nagle on), with the library
-        /// preloaded and `BLERIG_H4_PORT` naming `h4Port`. It prints its port and whether its accepted connection has
-        /// TCP_NODELAY, then sends `packets` events, each after a byte from the client.
-        static func server(
-            h4Port: (UInt16) -> UInt16, packets: Int
-        ) throws -> (process: Process, port: UInt16, lines: LineReader) {
+        /// A server in Python that sends the way rootcanal does (an indicator, then its packet, with Nagle on), with
+        /// the library preloaded and `BLERIG_H4_PORT` naming `h4Port(its port)`. It prints its port, then whether
+        /// its accepted connection has TCP_NODELAY, then sends `packets` events, each after a byte from the client.
+        /// Returns what the client saw: that line and the data segments of the events.
+        static func exchange(
+            in scope: InteropScope, h4Port: (UInt16) -> UInt16, packets: Int = 5
+        ) async throws -> (noDelay: String, segments: UInt32) {
             let script = """
-                import os, socket, sys
+                import socket, sys
                 s = socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(1)
                 print(s.getsockname()[1], flush=True)
                 c, _ = s.accept()
@@ -49,34 +50,18 @@ extension Interop {
                 c.recv(1)
                 """
             let port = try RootcanalPorts.free().hci
-            let process = Process()
-            process.executableURL = URL(filePath: try InteropEnvironment.venv().python)
-            process.arguments = ["-c", script, String(port), String(packets)]
             var environment = ProcessInfo.processInfo.environment
             environment["LD_PRELOAD"] = try LoopbackLibrary.locate(executable: RootcanalCampaign.binary).path
             environment[LoopbackLibrary.h4PortVariable] = String(h4Port(port))
-            process.environment = environment
-            let out = Pipe()
-            process.standardOutput = out
-            try process.run()
-            let lines = LineReader(out.fileHandleForReading)
-            guard let listening = lines.next().flatMap(UInt16.init), listening == port else {
-                process.terminate()
-                throw TestFailure("the Python server did not listen on \(port)")
-            }
-            return (process, port, lines)
-        }
-
-        /// What the client saw: the server's TCP_NODELAY and the data segments of `packets` events.
-        static func exchange(h4Port: (UInt16) -> UInt16, packets: Int = 5) throws -> (noDelay: String, segments: UInt32) {
-            let (process, port, lines) = try server(h4Port: h4Port, packets: packets)
-            defer {
-                // A failed exchange leaves the server waiting for its client: it goes with its client's socket.
-                if process.isRunning { process.terminate() }
-                process.waitUntilExit()
+            let server = try SupervisedProcess.start(
+                try InteropEnvironment.venv().python, ["-c", script, String(port), String(packets)],
+                environment: environment, stdout: try ProcessOutput(), stderr: try ProcessOutput(), grace: .seconds(1))
+            scope.track("the Python server", server.pid, marker: ["-c", script]) { await server.stop() }
+            guard try await line(0, of: server) == String(port) else {
+                throw TestFailure("the Python server did not listen on \(port): \(server.stderr.excerpt())")
             }
             let client = try TCPTestClient(port: port)
-            let noDelay = lines.next() ?? "nothing"
+            let noDelay = try await line(1, of: server)
             let before = try client.dataSegmentsIn()
             for _ in 0..<packets {
                 try client.send([0])
@@ -87,36 +72,29 @@ extension Interop {
             return (noDelay, segments)
         }
 
-        @Test("the library joins indicator and packet, and sets TCP_NODELAY, on the port it is given and no other")
-        func onlyTheNamedPort() throws {
-            try #require(FileManager.default.isExecutableFile(atPath: RootcanalCampaign.binary), "swift build --build-tests")
-            let named = try Self.exchange(h4Port: { $0 })
-            #expect(named.noDelay == "1")
-            #expect(named.segments == 5)
-            let other = try Self.exchange(h4Port: { $0 == 65535 ? 1 : $0 + 1 })
-            #expect(other.noDelay == "0")
-            #expect(other.segments == 10)
-        }
-    }
-}
-
-/// Lines from a pipe, read as they come.
-final class LineReader {
-    private let handle: FileHandle
-    private var held: [UInt8] = []
-
-    init(_ handle: FileHandle) { self.handle = handle }
-
-    func next() -> String? {
-        while true {
-            if let newline = held.firstIndex(of: 0x0A) {
-                let line = String(decoding: held[..<newline], as: UTF8.self)
-                held.removeFirst(newline + 1)
-                return line
+        /// Line `index` of `process`'s output, once it is there (at most 10 s).
+        static func line(_ index: Int, of process: SupervisedProcess) async throws -> String {
+            let clock = ContinuousClock()
+            let deadline = clock.now.advanced(by: .seconds(10))
+            while clock.now < deadline {
+                if let line = process.stdout.lines(from: index).lines.first { return line }
+                if process.exit != nil { break }
+                try await clock.sleep(for: .milliseconds(10))
             }
-            let chunk = handle.availableData
-            guard !chunk.isEmpty else { return nil }
-            held += chunk
+            throw TestFailure("the Python server printed no line \(index + 1): \(process.stderr.excerpt())")
+        }
+
+        @Test("the library joins indicator and packet, and sets TCP_NODELAY, on the port it is given and no other")
+        func onlyTheNamedPort() async throws {
+            try #require(FileManager.default.isExecutableFile(atPath: RootcanalCampaign.binary), "swift build --build-tests")
+            try await withInteropScope { scope in
+                let named = try await Self.exchange(in: scope, h4Port: { $0 })
+                #expect(named.noDelay == "1")
+                #expect(named.segments == 5)
+                let other = try await Self.exchange(in: scope, h4Port: { $0 == 65535 ? 1 : $0 + 1 })
+                #expect(other.noDelay == "0")
+                #expect(other.segments == 10)
+            }
         }
     }
 }
