@@ -212,6 +212,26 @@ struct EspPointOTATests {
             })
     }
 
+    @Test("ota-fault takes crc and drop with a frame count, crc alone, and refuses a count that is missing, negative or not a number")
+    func faultCommands() async throws {
+        let (faults, console) = try await EspRig.run { rig in
+            var faults: [OTAFaults] = []
+            for line in ["ota-fault crc", "ota-fault crc 11", "ota-fault drop 7", "ota-fault none"] {
+                rig.board.type(line)
+                faults.append(rig.firmware.ota.flash.faults)
+            }
+            for line in ["ota-fault crc -1", "ota-fault drop x", "ota-fault drop", "ota-fault flash 3"] {
+                rig.board.type(line)
+            }
+            faults.append(rig.firmware.ota.flash.faults)
+            return (faults, rig.consoleText)
+        }
+        #expect(faults.map(\.crcAfterFrames) == [0, 11, 11, nil, nil])
+        #expect(faults.map(\.dropAfterFrames) == [nil, nil, 7, nil, nil])
+        #expect(console.filter { $0.contains("fault armed:") }.count == 4)
+        #expect(console.filter { $0.contains("usage: ota-fault crc [N]|") }.count == 4)
+    }
+
     @Test("with a signing key the board refuses tampered and unsigned images with FINISH 3 and takes a signed one")
     func signatures() async throws {
         let key = try OTASigningKey(seed: Array(repeating: 7, count: 32))

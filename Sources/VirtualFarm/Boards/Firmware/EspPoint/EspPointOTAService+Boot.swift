@@ -96,11 +96,12 @@ extension EspPointOTAService {
             case "drop last": flash.faults.dropBeforeLast = true
             case "none": flash.faults = OTAFaults()
             default:
-                if words.count == 3, words[1] == "drop", let n = Int(words[2]), n >= 0 {
-                    flash.faults.dropAfterFrames = n
-                } else if words.count == 3, words[1] == "crc", let n = Int(words[2]), n >= 0 {
-                    flash.faults.crcAfterFrames = n
-                } else {
+                // `drop N` and `crc N`: the fault lands on the frame after N more.
+                let frames = words.count == 3 ? Int(words[2]).flatMap { $0 >= 0 ? $0 : nil } : nil
+                switch (words.dropFirst().first, frames) {
+                case let ("drop", n?): flash.faults.dropAfterFrames = n
+                case let ("crc", n?): flash.faults.crcAfterFrames = n
+                default:
                     board.log(
                         .warning, "CONSOLE", "usage: ota-fault crc [N]|flash|corrupt|selftest|drop N|drop last|none")
                     return true
