@@ -41,6 +41,14 @@ extension Interop {
             #expect(floor.cpuMsPerHandshake < report.blerig.cpuMsPerHandshake)
             #expect(floor.cpuMsPerHandshake < report.bumble.cpuMsPerHandshake)
             #expect(report.lines.contains { $0.hasPrefix("socket floor: ") })
+            // The host replay drove blerig's central from a recording of its controller: every replayed handshake sent
+            // the recorded packets (a host that left the recording fails the replay), in less CPU than on the socket.
+            let replay = try #require(report.hostReplay)
+            #expect(replay.handshakes == 3 * HCIBenchmark.hostReplaysPerHandshake)
+            #expect(replay.hostPacketsPerHandshake == 12, "\(replay.hostPacketsPerHandshake) host packets a handshake")
+            #expect(replay.cpuMsPerHandshake > 0)
+            #expect(replay.cpuMsPerHandshake < report.blerig.cpuMsPerHandshake)
+            #expect(report.lines.contains { $0.hasPrefix("host alone: ") })
             #expect(report.blerig.attRequests == report.bumble.attRequests)
             #expect(report.campaign.attRequests == report.bumble.attRequests)
             #expect(report.tickMilliseconds == 1)
@@ -51,6 +59,7 @@ extension Interop {
             let json = try JSONSerialization.jsonObject(with: Data(try report.json().utf8)) as? [String: Any]
             let rows = json?["rows"] as? [[String: Any]]
             #expect(rows?.count == HCIBenchmarkReport.metrics.count)
+            #expect((json?["host_replay"] as? [String: Any])?["handshakes"] as? Int == replay.handshakes)
         }
     }
 }

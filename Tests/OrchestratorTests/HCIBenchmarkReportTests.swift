@@ -90,3 +90,26 @@ extension HCIBenchmarkReportTests {
         #expect(try report.json().contains("\"socket_floor\""))
     }
 }
+
+extension HCIBenchmarkReportTests {
+    @Test("the host alone is printed with what is left of blerig's figure once it and the floor are taken away")
+    func hostAloneLine() throws {
+        var report = Self.report(
+            blerig: Self.central(connect: 4, handshake: 24, cpu: 0.040),
+            bumble: Self.central(connect: 4, handshake: 24, cpu: 0.200))
+        #expect(!report.lines.contains { $0.hasPrefix("host alone") })
+        #expect(try !report.json().contains("host_replay"))
+        report.hostReplay = HostReplayMeasurement(handshakes: 1000, cpuS: 0.09, loopS: 0.3, hostPacketsPerHandshake: 12)
+        var line = try #require(report.lines.first { $0.hasPrefix("host alone") })
+        // Per handshake: host alone 0.09 ms, blerig 0.8, Bumble 4.0; no floor measured, so nothing is left over.
+        #expect(line.contains("replayed 1000 times"))
+        #expect(line.contains("(12.0 host packets each)"))
+        #expect(line.contains("used 0.090 ms CPU per handshake (0.02 of Bumble's)."))
+        #expect(!line.contains("less the floor"))
+        report.socketFloor = SocketFloorMeasurement(handshakes: 50, cpuS: 0.024, loopS: 1.2, readsPerHandshake: 48)
+        line = try #require(report.lines.first { $0.hasPrefix("host alone") })
+        // 0.8 - 0.48 - 0.09.
+        #expect(line.contains("blerig less the floor and its host alone: 0.230 ms"))
+        #expect(try report.json().contains("\"host_replay\""))
+    }
+}

@@ -173,6 +173,12 @@ struct BlerigCentralBenchmark {
             harnessCpuS: harness.seconds, loopS: loop.seconds, writeMs: writes, stream: stream, mtu: mtu)
     }
 
+    /// One handshake on `central`, then its disconnection (for ``HostReplay``).
+    func handshakeAndDisconnect(_ central: any Central) async throws {
+        let (session, _, _) = try await handshake(central, ContinuousClock())
+        await session.connection.disconnect()
+    }
+
     /// Connect, Exchange MTU, all primary services, the characteristics of each, the descriptors of
     /// notify_source, its CCCD written. Returns the session and the connect and handshake times.
     private func handshake(

@@ -108,6 +108,14 @@ public struct HCIBenchmark: Sendable {
                 handshakes: options.handshakes
             ).run()
 
+            let replays = options.handshakes * Self.hostReplaysPerHandshake
+            progress("the host alone: blerig's recorded handshake replayed \(replays) times in this process")
+            let hostAlone = try await HostReplay(
+                central: BlerigCentralBenchmark(
+                    hci: try HCITransportSpec.parse(rootcanal.hciSpec), target: address, options: options),
+                handshakes: replays
+            ).run()
+
             progress("Bumble's central: \(options.handshakes) handshakes, \(options.writeCount) writes, stream")
             let (bumble, versions) = try await runBumble(
                 venv: venv, peers: peers, hci: rootcanal.hciSpec, target: ready.address)
@@ -116,13 +124,18 @@ public struct HCIBenchmark: Sendable {
             await rootcanal.stop()
             return HCIBenchmarkReport(
                 handshakes: options.handshakes, tickMilliseconds: options.tick.milliseconds, versions: versions,
-                blerig: blerig, campaign: campaign, bumble: bumble, socketFloor: floor)
+                blerig: blerig, campaign: campaign, bumble: bumble, socketFloor: floor,
+                hostReplay: hostAlone)
         } catch {
             await peripheral?.stop()
             await rootcanal.stop()
             throw error
         }
     }
+
+    /// The host replay runs this many handshakes for each timed one: each costs a fraction of a millisecond and no
+    /// tick, and more of them steady the figure.
+    public static let hostReplaysPerHandshake = 20
 
     /// Runs `bench_central.py` to its RESULT line.
     private func runBumble(

@@ -16,6 +16,8 @@ public struct HCIBenchmarkReport: Sendable, Hashable, Encodable {
     /// blerig's handshake replayed on a bare socket with no host behind it (``SocketFloor``): what the kernel charges
     /// any central for its packets here; nil when it was not measured.
     public var socketFloor: SocketFloorMeasurement?
+    /// blerig's host code alone, driven by a recording in-process (``HostReplay``); nil when it was not measured.
+    public var hostReplay: HostReplayMeasurement?
 
     public struct Row: Sendable, Hashable, Encodable {
         public enum Goal: String, Sendable, Hashable, Encodable {
@@ -85,7 +87,8 @@ public struct HCIBenchmarkReport: Sendable, Hashable, Encodable {
 
     public init(
         handshakes: Int, tickMilliseconds: Double, versions: [String: String], blerig: CentralMeasurement,
-        campaign: CentralMeasurement, bumble: CentralMeasurement, socketFloor: SocketFloorMeasurement? = nil
+        campaign: CentralMeasurement, bumble: CentralMeasurement, socketFloor: SocketFloorMeasurement? = nil,
+        hostReplay: HostReplayMeasurement? = nil
     ) {
         self.handshakes = handshakes
         self.tickMilliseconds = tickMilliseconds
@@ -94,6 +97,7 @@ public struct HCIBenchmarkReport: Sendable, Hashable, Encodable {
         self.campaign = campaign
         self.bumble = bumble
         self.socketFloor = socketFloor
+        self.hostReplay = hostReplay
     }
 
     /// The metric names, in the table's order.
@@ -163,6 +167,7 @@ public struct HCIBenchmarkReport: Sendable, Hashable, Encodable {
         lines.append(stream("campaign", campaign))
         lines.append(stream("Bumble", bumble))
         if let floor = socketFloor { lines.append(floorLine(floor)) }
+        if let replay = hostReplay { lines.append(hostLine(replay)) }
         lines.append(
             "versions: " + versions.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
         lines.append(
@@ -181,14 +186,36 @@ public struct HCIBenchmarkReport: Sendable, Hashable, Encodable {
     /// The socket floor, and what each central spends above it.
     func floorLine(_ floor: SocketFloorMeasurement) -> String {
         let base = floor.cpuMsPerHandshake
-        func ms(_ value: Double) -> String { String(format: "%.3f", value) }
-        func share(_ value: Double) -> String { String(format: "%.2f", Row.ratio(value, bumble.cpuMsPerHandshake)) }
         let above = [blerig, campaign, bumble].map { max(0, $0.cpuMsPerHandshake - base) }
         return "socket floor: blerig's handshake replayed \(floor.handshakes) times on a bare socket, read and written as "
             + "blerig's transport does with no host behind it, used \(ms(base)) ms CPU per handshake (\(share(base)) "
             + "of Bumble's; \(String(format: "%.1f", floor.readsPerHandshake)) reads per handshake): no central here "
             + "can go below it. Above it: blerig \(ms(above[0])) ms, campaign \(ms(above[1])) ms, Bumble "
             + "\(ms(above[2])) ms (\(share(above[0])) and \(share(above[1])) of Bumble's total)."
+    }
+
+    /// blerig's host code alone, and what is left of blerig's figure once it and the floor are taken away.
+    func hostLine(_ replay: HostReplayMeasurement) -> String {
+        let host = replay.cpuMsPerHandshake
+        var line =
+            "host alone: blerig's handshake replayed \(replay.handshakes) times in this process from a recording of "
+            + "its controller (\(String(format: "%.1f", replay.hostPacketsPerHandshake)) host packets each), no "
+            + "socket, used \(ms(host)) ms CPU per handshake (\(share(host)) of Bumble's)"
+        if let floor = socketFloor {
+            let rest = blerig.cpuMsPerHandshake - floor.cpuMsPerHandshake - host
+            line +=
+                ". blerig less the floor and its host alone: \(ms(rest)) ms, what the host's work costs when it runs "
+                + "between waits on the socket (cold caches, the kernel's paths slowed by it)"
+        }
+        return line + "."
+    }
+
+    /// CPU milliseconds per handshake, as the lines print them.
+    private func ms(_ value: Double) -> String { String(format: "%.3f", value) }
+
+    /// CPU per handshake as a share of Bumble's.
+    private func share(_ value: Double) -> String {
+        String(format: "%.2f", Row.ratio(value, bumble.cpuMsPerHandshake))
     }
 
     /// The same as JSON: the rows, then each central's samples.
@@ -200,7 +227,7 @@ public struct HCIBenchmarkReport: Sendable, Hashable, Encodable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case handshakes, tickMilliseconds, versions, rows, blerig, campaign, bumble, socketFloor
+        case handshakes, tickMilliseconds, versions, rows, blerig, campaign, bumble, socketFloor, hostReplay
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -213,6 +240,7 @@ public struct HCIBenchmarkReport: Sendable, Hashable, Encodable {
         try container.encode(campaign, forKey: .campaign)
         try container.encode(bumble, forKey: .bumble)
         try container.encodeIfPresent(socketFloor, forKey: .socketFloor)
+        try container.encodeIfPresent(hostReplay, forKey: .hostReplay)
     }
 
     /// Whole numbers as they are, else three decimals below 10 (a write round trip is two rootcanal ticks, 2 ms,
