@@ -11,7 +11,9 @@ import Radios
 /// Three centrals take their turn: blerig's on the benchmark's path and on the campaign's (see
 /// ``BlerigCentralBenchmark/Path``), then Bumble's. Between the campaign's and Bumble's, the socket floor
 /// (``SocketFloor``) replays the packets of one more handshake of blerig's benchmark path, recorded after its timed
-/// ones, `handshakes` times on a bare socket: what the kernel charges any central for them. Each central:
+/// ones, `handshakes` times on a bare socket: what the kernel charges any central for them. Then the host alone
+/// (``HostReplay``) runs blerig's benchmark central on a controller played back from a recording, in this process,
+/// ``hostReplaysPerHandshake`` times as many handshakes: what blerig's host code costs with no socket. Each central:
 ///
 /// 1. `handshakes` handshakes, each connect → Exchange MTU → all primary services → the characteristics of each
 ///    → the descriptors of notify_source → its CCCD written ("subscribed"), then disconnect and wait for the link
