@@ -204,8 +204,8 @@ public struct HCIBenchmarkReport: Sendable, Hashable, Encodable {
         if let floor = socketFloor {
             let rest = blerig.cpuMsPerHandshake - floor.cpuMsPerHandshake - host
             line +=
-                ". blerig less the floor and its host alone: \(ms(rest)) ms, what the host's work costs when it runs "
-                + "between waits on the socket (cold caches, the kernel's paths slowed by it)"
+                ". blerig less the floor and its host alone: \(ms(rest)) ms, what the host's work costs on the socket "
+                + "beyond what it costs here (docs/benchmarks.md)"
         }
         return line + "."
     }

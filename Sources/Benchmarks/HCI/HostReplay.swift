@@ -8,8 +8,8 @@ import Synchronization
 /// controller of its own (its initialisation and two handshakes), then the same central on a fresh stack driven by
 /// that recording in this process (``ReplayController``), its second handshake over and over. No socket, no other
 /// process and no tick: the CPU time per handshake is the host's own work, with none of the kernel's that
-/// ``SocketFloor`` measures. The two add up to about what the benchmark's central costs on rootcanal; what they miss
-/// is what the host's work costs the kernel's paths in caches, and what waking between packets costs the host's.
+/// ``SocketFloor`` measures. What the two leave of the benchmark central's figure on rootcanal is what the same work
+/// costs on the socket's reader thread, between waits and among other processes, beyond what it costs here.
 struct HostReplay {
     /// The central to record and replay, with the controller it records on.
     let central: BlerigCentralBenchmark
