@@ -37,8 +37,9 @@ struct HandshakeScript: Sendable, Equatable {
         for (index, (direction, packet)) in traffic.enumerated() where direction == .hostToController {
             switch packet.type {
             case .command:
-                guard packet.body.count >= 3 else { throw BenchmarkError("the recorded handshake has a short command") }
-                let opcode = UInt16(packet.body[0]) | UInt16(packet.body[1]) << 8
+                guard packet.body.count >= 3, let opcode = packet.commandOpcode else {
+                    throw BenchmarkError("the recorded handshake has a short command")
+                }
                 let awaits: Awaits =
                     switch opcode {
                     case leCreateConnection, leExtendedCreateConnection: .linkUp
@@ -75,11 +76,16 @@ struct HandshakeScript: Sendable, Equatable {
     }
 }
 
-/// Collects what crossed a stack's transport while it is installed (``HCIStack/capture(into:as:)``).
+/// Collects what crossed a stack's transport while it is installed (``HCIStack/capture(into:as:)``), or what a
+/// transport handed it (``HostReplay``'s recording).
 final class TrafficRecorder: CaptureSink {
     private let traffic = Mutex<[(HCI.Direction, HCI.H4Packet)]>([])
 
     func record(radio: String, peer: DeviceAddress?, packet: HCI.H4Packet, direction: HCI.Direction, at: RigInstant) {
+        append(direction, packet)
+    }
+
+    func append(_ direction: HCI.Direction, _ packet: HCI.H4Packet) {
         traffic.withLock { $0.append((direction, packet)) }
     }
 
@@ -199,5 +205,13 @@ struct HandshakeReplay {
                 packets[index][5] = UInt8(handle >> 8)
             }
         }
+    }
+}
+
+extension HCI.H4Packet {
+    /// The opcode of a command packet; nil for other packets and for a command too short to hold one.
+    var commandOpcode: UInt16? {
+        guard type == .command, body.count >= 2 else { return nil }
+        return UInt16(body[0]) | UInt16(body[1]) << 8
     }
 }

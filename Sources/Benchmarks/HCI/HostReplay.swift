@@ -2,7 +2,6 @@ import BLECore
 import BenchCore
 import Foundation
 import Radios
-import Synchronization
 
 /// What blerig's host code alone costs per handshake: a session of blerig's benchmark central recorded on a
 /// controller of its own (its initialisation and two handshakes), then the same central on a fresh stack driven by
@@ -81,28 +80,20 @@ struct HostReplay {
     }
 
     private static func isConnectionRequest(_ packet: HCI.H4Packet) -> Bool {
-        guard packet.type == .command, packet.body.count >= 2 else { return false }
-        let opcode = UInt16(packet.body[0]) | UInt16(packet.body[1]) << 8
-        return opcode == HandshakeScript.leCreateConnection || opcode == HandshakeScript.leExtendedCreateConnection
+        packet.commandOpcode == HandshakeScript.leCreateConnection
+            || packet.commandOpcode == HandshakeScript.leExtendedCreateConnection
     }
 }
 
 /// A transport that keeps every packet crossing it, both ways, from its start.
 private final class RecordingTransport: HCITransport {
     private let inner: any HCITransport
-    private let recorded = Log()
-
-    private final class Log: Sendable {
-        let packets = Mutex<[(HCI.Direction, HCI.H4Packet)]>([])
-        func append(_ direction: HCI.Direction, _ packet: HCI.H4Packet) {
-            packets.withLock { $0.append((direction, packet)) }
-        }
-    }
+    private let recorded = TrafficRecorder()
 
     init(_ inner: any HCITransport) { self.inner = inner }
 
     var description: String { inner.description }
-    var traffic: [(HCI.Direction, HCI.H4Packet)] { recorded.packets.withLock { $0 } }
+    var traffic: [(HCI.Direction, HCI.H4Packet)] { recorded.recorded }
 
     func start(
         packet: @escaping @Sendable (HCI.H4Packet) -> Void, closed: @escaping @Sendable (HCITransportError?) -> Void

@@ -43,21 +43,17 @@ final class ReplayController: HCITransport, @unchecked Sendable {
     /// on. Throws when the recording holds no host packet at or after it.
     init(_ traffic: [(HCI.Direction, HCI.H4Packet)], cycleStart: Int) throws(BenchmarkError) {
         var exchanges: [Exchange] = []
-        var before: [HCI.H4Packet] = []
+        var leading = 0
         for (direction, packet) in traffic {
             switch direction {
             case .hostToController: exchanges.append(Exchange(sent: packet, answers: []))
-            case .controllerToHost:
-                if exchanges.isEmpty {
-                    before.append(packet)
-                } else {
-                    exchanges[exchanges.count - 1].answers.append(packet)
-                }
+            case .controllerToHost where exchanges.isEmpty: leading += 1
+            case .controllerToHost: exchanges[exchanges.count - 1].answers.append(packet)
             }
         }
-        guard before.isEmpty else {
+        guard leading == 0 else {
             throw BenchmarkError(
-                "the recording begins with \(before.count) packet(s) from the controller, not with the host's")
+                "the recording begins with \(leading) packet(s) from the controller, not with the host's")
         }
         guard cycleStart >= 0, cycleStart < exchanges.count else {
             throw BenchmarkError(
@@ -144,10 +140,12 @@ final class ReplayController: HCITransport, @unchecked Sendable {
 
         init(_ packet: HCI.H4Packet) {
             let body = packet.body
-            switch packet.type {
-            case .command where body.count >= 2: self = .command(opcode: UInt16(body[0]) | UInt16(body[1]) << 8)
-            case .aclData where body.count >= 9 && (body[1] >> 4) & 0x3 != 0x1: self = .attStart(opcode: body[8])
-            default: self = .other(packet.type, length: body.count)
+            if let opcode = packet.commandOpcode {
+                self = .command(opcode: opcode)
+            } else if packet.type == .aclData, body.count >= 9, (body[1] >> 4) & 0x3 != 0x1 {
+                self = .attStart(opcode: body[8])
+            } else {
+                self = .other(packet.type, length: body.count)
             }
         }
 
