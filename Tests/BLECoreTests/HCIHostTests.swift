@@ -280,6 +280,52 @@ import Testing
         #expect(frame == .att(pdu))
     }
 
+    @Test func completionsMayWaitOnlyWhileAnATTAnswerIsAwaitedAndNothingElse() {
+        var fake = Self.connected(buffers: 1)
+        #expect(!fake.host.completionsCanWait, "nothing awaited")
+        fake.carryOut(fake.host.sendATT([0x52, 0x03, 0x00, 1], on: 0x40, at: .origin))
+        fake.returnBuffers(1, on: 0x40)
+        #expect(!fake.host.completionsCanWait, "a write command has no answer")
+        fake.carryOut(fake.host.sendATT([0x0A, 0x03, 0x00], on: 0x40, at: .origin))
+        #expect(fake.host.completionsCanWait, "a read request is answered")
+        fake.returnBuffers(1, on: 0x40)
+        #expect(fake.host.completionsCanWait, "its buffer coming back changes nothing")
+
+        // A command waiting for its answer: its events must not wait.
+        let scanning = fake.host.startScanning(at: .origin)
+        #expect(!fake.host.completionsCanWait)
+        fake.carryOut(scanning)
+        #expect(fake.host.completionsCanWait)
+
+        // A notification is an ATT PDU too: the host stops holding short packets until it asks again.
+        fake.peerSends(.att([0x1B, 0x03, 0x00, 9]), on: 0x40)
+        #expect(!fake.host.completionsCanWait)
+        fake.carryOut(fake.host.sendATT([0x0A, 0x03, 0x00], on: 0x40, at: .origin))
+        fake.returnBuffers(1, on: 0x40)
+        fake.peerSends(.att([0x0B, 1]), on: 0x40)
+        #expect(!fake.host.completionsCanWait, "the response came")
+
+        // A frame waiting for the controller's buffers needs the completions as they come.
+        let long = [0x12, 0x03, 0x00] + [UInt8](repeating: 7, count: 57)  // 64 bytes with L2CAP's header: 3 fragments
+        fake.carryOut(fake.host.sendATT(long, on: 0x40, at: .origin))
+        #expect(!fake.host.completionsCanWait)
+        fake.returnBuffers(1, on: 0x40)
+        fake.returnBuffers(1, on: 0x40)
+        #expect(fake.acl.suffix(3).map(\.boundary) == [.firstNonFlushable, .continuing, .continuing])
+        #expect(fake.host.completionsCanWait, "all of it is out; only the answer is awaited")
+
+        // The link going down ends the wait.
+        fake.deliver(.disconnectionComplete(.init(handle: 0x40, reason: .remoteUserTerminated)))
+        #expect(!fake.host.completionsCanWait)
+    }
+
+    @Test func theAnsweredOpcodesAreTheRequestsAndTheIndication() {
+        let answered = (0...0xFF).map { ATT.Opcode(rawValue: UInt8($0)) }.filter(\.isAnswered)
+        #expect(
+            answered.map(\.rawValue) == [0x02, 0x04, 0x06, 0x08, 0x0A, 0x0C, 0x0E, 0x10, 0x12, 0x16, 0x18, 0x1D, 0x20])
+        #expect(answered.allSatisfy { $0.name.hasSuffix("Request") || $0 == .handleValueIndication })
+    }
+
     @Test func linksTakeTurnsForBuffers() {
         var fake = Self.connected(buffers: 2, links: [0x40, 0x41])
         fake.carryOut(fake.host.sendATT([UInt8](repeating: 1, count: 100), on: 0x40, at: .origin))

@@ -40,6 +40,13 @@ extension Interop {
             #expect(floor.cpuMsPerHandshake > 0)
             #expect(floor.cpuMsPerHandshake < report.blerig.cpuMsPerHandshake)
             #expect(floor.cpuMsPerHandshake < report.bumble.cpuMsPerHandshake)
+            // blerig's reader woke about as often as the floor's, which lets a completed-packets event wait for the
+            // ATT response behind it: fewer reads than the controller's 25 packets a handshake.
+            for central in [report.blerig, report.campaign] {
+                let reads = try #require(central.readsPerHandshake)
+                #expect(reads > 5 && reads < 22, "\(reads) reads a handshake")
+            }
+            #expect(report.bumble.readsPerHandshake == nil)
             #expect(report.lines.contains { $0.hasPrefix("socket floor: ") })
             // The host replay drove blerig's central from a recording of its controller: every replayed handshake sent
             // the recorded packets (a host that left the recording fails the replay), in less CPU than on the socket.

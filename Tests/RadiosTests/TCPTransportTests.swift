@@ -311,6 +311,102 @@ extension TransportIO {
             }
         }
 
+        /// A connected transport whose reader may coalesce from its first delivered packet on, as an HCI stack
+        /// allows it on the reader thread after each packet (`allowed` says whether it does).
+        private static func coalescing(
+            window: Duration, allowed: @escaping @Sendable () -> Bool = { true }
+        ) throws -> (TestListener, TCPTransport, Int32, TransportRecorder) {
+            let listener = try TestListener()
+            let transport = try TCPTransport(
+                host: "127.0.0.1", port: listener.port, connectTimeout: .seconds(5), coalescingWindow: window)
+            let controller = listener.accept()
+            let recorder = TransportRecorder()
+            recorder.start(transport) { _ in transport.coalesceShortPackets(allowed()) }
+            // The first read is an ordinary one: the host has not spoken yet.
+            writeAll(controller, Packets.resetComplete.encoded)
+            #expect(recorder.packets(count: 1) == [Packets.resetComplete])
+            return (listener, transport, controller, recorder)
+        }
+
+        @Test("while the host allows it, a completed-packets event waits for the packet behind it: one read for both")
+        func shortPacketWaitsForTheNext() throws {
+            try expectNoLeakedDescriptors {
+                let (listener, transport, controller, recorder) = try Self.coalescing(window: .seconds(30))
+                defer {
+                    transport.close()
+                    Glibc.close(controller)
+                    listener.close()
+                }
+                writeAll(controller, Packets.completedPackets.encoded)
+                usleep(100_000)
+                #expect(recorder.packets.count == 1, "the 8-byte event alone does not wake the reader")
+                let response = Packets.acl([0x0B, 0x2A, 0x00])
+                writeAll(controller, response.encoded)
+                #expect(
+                    recorder.packets(count: 3, within: .seconds(10))
+                        == [Packets.resetComplete, Packets.completedPackets, response])
+                #expect(transport.reads == 2)
+            }
+        }
+
+        @Test("a short packet with nothing behind it comes out when the window ends, and the next one at once")
+        func shortPacketAloneAfterTheWindow() throws {
+            try expectNoLeakedDescriptors {
+                let window = Duration.milliseconds(300)
+                let (listener, transport, controller, recorder) = try Self.coalescing(window: window)
+                defer {
+                    transport.close()
+                    Glibc.close(controller)
+                    listener.close()
+                }
+                let clock = ContinuousClock()
+                let began = clock.now
+                writeAll(controller, Packets.disconnectionComplete.encoded)
+                #expect(recorder.packets(count: 2) == [Packets.resetComplete, Packets.disconnectionComplete])
+                #expect(began.duration(to: clock.now) >= window * 0.9, "held for the window, not delivered at once")
+                // Nothing more: the next coalescing read meets its window empty, and reads wake at the first byte
+                // until a packet comes.
+                usleep(600_000)
+                let next = clock.now
+                writeAll(controller, Packets.completedPackets.encoded)
+                #expect(recorder.packets(count: 3).last == Packets.completedPackets)
+                #expect(next.duration(to: clock.now) < window * 0.9, "not held again after an empty window")
+            }
+        }
+
+        @Test("when the host does not allow it, a short packet wakes the reader at once")
+        func shortPacketNotHeldWhenNotAllowed() throws {
+            try expectNoLeakedDescriptors {
+                let (listener, transport, controller, recorder) = try Self.coalescing(
+                    window: .seconds(30), allowed: { false })
+                defer {
+                    transport.close()
+                    Glibc.close(controller)
+                    listener.close()
+                }
+                writeAll(controller, Packets.completedPackets.encoded)
+                #expect(recorder.packets(count: 2, within: .seconds(10)).last == Packets.completedPackets)
+            }
+        }
+
+        @Test("close ends a reader held in a coalescing read")
+        func closeEndsACoalescingRead() throws {
+            try expectNoLeakedDescriptors {
+                let (listener, transport, controller, recorder) = try Self.coalescing(window: .seconds(30))
+                defer {
+                    Glibc.close(controller)
+                    listener.close()
+                }
+                writeAll(controller, Packets.completedPackets.encoded)
+                usleep(50_000)
+                let clock = ContinuousClock()
+                let began = clock.now
+                transport.close()
+                #expect(began.duration(to: clock.now) < .seconds(10))
+                #expect(recorder.closings.count == 1 && recorder.closings.first! == nil)
+            }
+        }
+
         @Test("a transport closed before it started reports closed(nil) at start and holds no descriptor")
         func closedBeforeStart() throws {
             try expectNoLeakedDescriptors {

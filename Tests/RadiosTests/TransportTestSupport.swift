@@ -176,6 +176,9 @@ enum Packets {
     /// Disconnection Complete, handle 0x0040, reason 0x13.
     static let disconnectionComplete = HCI.H4Packet(type: .event, body: [0x05, 0x04, 0x00, 0x40, 0x00, 0x13])
 
+    /// Number of Completed Packets, one packet on handle 0x0040: 8 bytes with its indicator (§7.7.19).
+    static let completedPackets = HCI.H4Packet(type: .event, body: [0x13, 0x05, 0x01, 0x40, 0x00, 0x01, 0x00])
+
     /// An ACL packet on handle 0x0040 carrying `payload`.
     static func acl(_ payload: [UInt8]) -> HCI.H4Packet {
         HCI.H4Packet(type: .aclData, body: [0x40, 0x20, UInt8(payload.count), 0x00] + payload)

@@ -48,6 +48,17 @@ public enum ATT {
 
         /// Commands (bit 6) never get a response, not even an error.
         public var isCommand: Bool { rawValue & 0x40 != 0 }
+        /// The peer answers a PDU with this opcode (Core 5.4 Vol 3 Part F §3.4): the requests with a response or
+        /// an Error Response, and the indication with its confirmation.
+        public var isAnswered: Bool {
+            switch self {
+            case .exchangeMTURequest, .findInformationRequest, .findByTypeValueRequest, .readByTypeRequest,
+                .readRequest, .readBlobRequest, .readMultipleRequest, .readByGroupTypeRequest, .writeRequest,
+                .prepareWriteRequest, .executeWriteRequest, .readMultipleVariableRequest, .handleValueIndication:
+                true
+            default: false
+            }
+        }
         /// Bit 7: the PDU ends in a 12-byte authentication signature.
         public var isSigned: Bool { rawValue & 0x80 != 0 }
 

@@ -280,6 +280,7 @@ extension HCIHost {
         guard let frame else { return }
         switch frame.channel {
         case .att:
+            linkStates[packet.handle]?.awaitsATT = false
             actions.append(.event(.att(handle: packet.handle, frame.payload)))
         case .leSignaling:
             signal(frame.payload, on: packet.handle, &actions)

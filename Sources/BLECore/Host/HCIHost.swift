@@ -44,6 +44,8 @@ public struct HCIHost: Sendable {
         var queueHead = 0
         /// Packets sent whose buffers the controller has not yet returned.
         var inFlight = 0
+        /// An ATT PDU that the peer answers went out on the link, and no ATT PDU has come back since.
+        var awaitsATT = false
         var nextSignalIdentifier: UInt8 = 1
 
         var queuedFrames: Int { queue.count - queueHead }
@@ -122,6 +124,23 @@ public struct HCIHost: Sendable {
     /// Key Request, Remote Connection Parameter Request, Data Length Change (bits 0–6), Enhanced Connection Complete
     /// (9), PHY Update Complete (11), Extended Advertising Report (12).
     public static let leEventMask: UInt64 = 0x7F | 1 << 9 | 1 << 11 | 1 << 12
+
+    /// Whether the controller's next packet, if it is a short one, can wait for the packet after it: an ATT
+    /// response is awaited on a link, nothing waits for the controller's buffers and no command is outstanding. The
+    /// short packet is then a Number of Completed Packets event for the request (8 bytes with its H4 indicator),
+    /// which nothing needs before the response that follows it. A transport that reads more at once may wait for more
+    /// than that while this holds (docs/radios.md, "Waking once per answer"). A request that is never answered keeps
+    /// it true until the link's next ATT PDU or its end; such a transport bounds each wait, so that costs a short
+    /// delay, not a stall.
+    public var completionsCanWait: Bool {
+        guard outstanding == nil, commands.isEmpty else { return false }
+        var awaited = false
+        for state in linkStates.values {
+            if state.queuedFrames > 0 { return false }
+            if state.awaitsATT { awaited = true }
+        }
+        return awaited
+    }
 
     /// When ``tick(at:)`` must next be called: the outstanding command's timeout.
     public var nextDeadline: RigInstant? {
@@ -223,6 +242,7 @@ public struct HCIHost: Sendable {
     public mutating func sendATT(_ pdu: [UInt8], on handle: UInt16, at now: RigInstant) -> [Action] {
         self.now = now
         var actions: [Action] = []
+        if let opcode = pdu.first, ATT.Opcode(rawValue: opcode).isAnswered { linkStates[handle]?.awaitsATT = true }
         queueFrame(.att(pdu), on: handle, &actions)
         return actions
     }

@@ -64,7 +64,8 @@ struct BlerigCentralBenchmark {
             // resumes the waiting procedure right there, with no hop to another thread.
             let central = HCICentral(stack: stack)
             let measurement = try await withTaskExecutorPreference(central.executor) {
-                try await measure(central, executor: central.executor, recordingOn: stack)
+                try await measure(
+                    central, executor: central.executor, reads: Self.reads(of: stack), recordingOn: stack)
             }
             await stack.shutdown()
             return measurement
@@ -99,7 +100,7 @@ struct BlerigCentralBenchmark {
             outcome = .success(
                 try await withTaskExecutorPreference(executor) {
                     try await BlockingWork.$offload.withValue(executor != nil) {
-                        try await measure(radio.central, executor: executor)
+                        try await measure(radio.central, executor: executor, reads: Self.reads(of: hciRadio.stack))
                     }
                 })
         } catch {
@@ -113,8 +114,14 @@ struct BlerigCentralBenchmark {
         return try outcome.get()
     }
 
+    /// The reads `stack`'s transport has made so far, where it counts them (rootcanal's TCP socket).
+    private static func reads(of stack: HCIStack) -> @Sendable () -> Int? {
+        { [transport = stack.transport] in (transport as? TCPTransport)?.reads }
+    }
+
     private func measure(
-        _ central: any Central, executor: (any TaskExecutor)?, recordingOn stack: HCIStack? = nil
+        _ central: any Central, executor: (any TaskExecutor)?, reads: @Sendable () -> Int?,
+        recordingOn stack: HCIStack? = nil
     ) async throws -> CentralMeasurement {
         let clock = ContinuousClock()
         var connects: [Double] = []
@@ -122,6 +129,7 @@ struct BlerigCentralBenchmark {
         var requests: [Int] = []
         let cpuBefore = ProcessCPU.now
         let harnessBefore = SupervisedProcess.outputReadingCPU
+        let readsBefore = reads()
         let loopStarted = clock.now
         for _ in 0..<options.handshakes {
             let (session, connect, total) = try await handshake(central, clock)
@@ -135,6 +143,9 @@ struct BlerigCentralBenchmark {
         // central's, and none of it happens in Bumble's process.
         let harness = SupervisedProcess.outputReadingCPU - harnessBefore
         let loop = loopStarted.duration(to: clock.now)
+        let readsPerHandshake = reads().flatMap { after in
+            readsBefore.map { Double(after - $0) / Double(max(1, options.handshakes)) }
+        }
         if let recorder, let stack {
             stack.capture(into: recorder, as: "bench")
             let (recorded, _, _) = try await handshake(central, clock)
@@ -170,7 +181,7 @@ struct BlerigCentralBenchmark {
         await session.connection.disconnect()
         return CentralMeasurement(
             connectMs: connects, handshakeMs: handshakes, attRequests: requests, cpuS: (cpu - harness).seconds,
-            harnessCpuS: harness.seconds, loopS: loop.seconds, writeMs: writes, stream: stream, mtu: mtu)
+            harnessCpuS: harness.seconds, loopS: loop.seconds, readsPerHandshake: readsPerHandshake, writeMs: writes, stream: stream, mtu: mtu)
     }
 
     /// One handshake on `central`, then its disconnection (for ``HostReplay``).

@@ -15,6 +15,9 @@ public struct CentralMeasurement: Sendable, Hashable, Codable {
     public var harnessCpuS: Double?
     /// Wall time of the handshake loop, in seconds.
     public var loopS: Double
+    /// Reads from rootcanal's socket over the handshake loop, per handshake: how often the central woke for its
+    /// controller. nil where it is not counted (Bumble's).
+    public var readsPerHandshake: Double?
     /// Per write request to `echo`: sent → Write Response, in milliseconds.
     public var writeMs: [Double]
     public var stream: Stream
@@ -48,7 +51,7 @@ public struct CentralMeasurement: Sendable, Hashable, Codable {
 
     public init(
         connectMs: [Double], handshakeMs: [Double], attRequests: [Int], cpuS: Double, harnessCpuS: Double? = nil,
-        loopS: Double, writeMs: [Double], stream: Stream, mtu: Int
+        loopS: Double, readsPerHandshake: Double? = nil, writeMs: [Double], stream: Stream, mtu: Int
     ) {
         self.connectMs = connectMs
         self.handshakeMs = handshakeMs
@@ -56,6 +59,7 @@ public struct CentralMeasurement: Sendable, Hashable, Codable {
         self.cpuS = cpuS
         self.harnessCpuS = harnessCpuS
         self.loopS = loopS
+        self.readsPerHandshake = readsPerHandshake
         self.writeMs = writeMs
         self.stream = stream
         self.mtu = mtu

@@ -156,6 +156,9 @@ public struct HCIBenchmarkReport: Sendable, Hashable, Encodable {
                     " (its process used \(String(format: "%.1f", (m.cpuS + harness) * 1000)) ms: the other "
                     + "\(String(format: "%.1f", harness * 1000)) ms read rootcanal's and the peripheral's output)"
             }
+            if let reads = m.readsPerHandshake {
+                line += "; \(String(format: "%.1f", reads)) reads of rootcanal's socket per handshake"
+            }
             return line
         }
         lines.append("")

@@ -108,6 +108,11 @@ struct HandshakeReplay {
         awaits = script.steps.map(\.awaits)
     }
 
+    /// The step's answer is an ATT PDU (the host awaits an ATT response).
+    var awaitsATT: Bool {
+        if case .attPDU = awaits[step] { true } else { false }
+    }
+
     enum Progress: Equatable {
         /// Nothing to send yet.
         case waiting

@@ -39,9 +39,8 @@ struct SocketFloor {
         // Blocking reads, as blerig's transport reads rootcanal.
         let flags = fcntl(descriptor, F_GETFL)
         if flags >= 0 { _ = fcntl(descriptor, F_SETFL, flags & ~O_NONBLOCK) }
-        var wait = timeval(tv_sec: Int(patience.components.seconds), tv_usec: 0)
-        _ = setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
-        var socket = ReplaySocket(descriptor: descriptor, host: host, port: port)
+        var socket = ReplaySocket(descriptor: descriptor, host: host, port: port, patience: patience)
+        socket.setCoalescing(false)
 
         // The controller set up as blerig's host sets it up, as far as a connection needs.
         let setup: [HCI.Command] = [
@@ -75,10 +74,24 @@ private struct ReplaySocket {
     let descriptor: Int32
     let host: String
     let port: UInt16
+    let patience: Duration
     var buffer = [UInt8](repeating: 0, count: 1 << 16)
     var held = 0
     var wrote = false
     var reads = 0
+    /// As blerig's transport coalesces while its host awaits an ATT response (``TCPTransport/coalescingThreshold``).
+    var coalescing = false
+    var windowPassed = false
+
+    /// The socket's low-water mark and timeout for a coalescing read, as blerig's transport sets them; otherwise the
+    /// first byte and the replay's patience.
+    mutating func setCoalescing(_ on: Bool) {
+        var lowWater: Int32 = on ? TCPTransport.coalescingThreshold : 1
+        _ = setsockopt(descriptor, SOL_SOCKET, SO_RCVLOWAT, &lowWater, socklen_t(MemoryLayout<Int32>.size))
+        var timeout = timeval(on ? TCPTransport.coalescingWindow : patience)
+        _ = setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        coalescing = on
+    }
 
     /// One pass through `replay`: its first packet, then each next one as its answer comes, until it is done.
     mutating func run(_ replay: inout HandshakeReplay) throws(BenchmarkError) {
@@ -118,11 +131,17 @@ private struct ReplaySocket {
             guard held < buffer.count else {
                 throw BenchmarkError("rootcanal at \(host):\(port) sent a packet longer than \(buffer.count) bytes")
             }
+            let wanted = replay.awaitsATT && !windowPassed
+            if wanted != coalescing { setCoalescing(wanted) }
             let count = buffer.withUnsafeMutableBytes { raw in
                 recv(descriptor, raw.baseAddress! + held, raw.count - held, 0)
             }
             guard count > 0 else {
                 if count < 0, Errno.current.code == EINTR { continue }
+                if count < 0, Errno.current.code == EAGAIN, coalescing {
+                    windowPassed = true
+                    continue
+                }
                 throw BenchmarkError(
                     count == 0
                         ? "rootcanal at \(host):\(port) closed the socket floor's connection"
@@ -131,6 +150,7 @@ private struct ReplaySocket {
             }
             reads += 1
             held += count
+            windowPassed = false
             if wrote {
                 TCPTransport.rearmQuickAck(descriptor)
                 wrote = false

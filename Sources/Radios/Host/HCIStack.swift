@@ -252,6 +252,8 @@ public final class HCIStack: Sendable {
             }
             finish(outcome)
         }
+        // After the jobs the packet resumed, which may have sent the next request.
+        transport.coalesceShortPackets(state.withLock { !$0.closed && $0.host.completionsCanWait })
     }
 
     func transportClosed(_ error: HCITransportError?) {

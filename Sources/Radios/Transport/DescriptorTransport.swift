@@ -34,6 +34,10 @@ final class DescriptorTransport: Sendable {
         /// system call per read instead of two. ``DescriptorTransport/close()`` then wakes it with shutdown(2).
         /// Sockets only (a stream socket's shutdown ends a blocked recv; a tty has no such call).
         var blockingReads = false
+        /// With ``blockingReads``: while the host allows it (``DescriptorTransport/coalesceShortPackets(_:)``), a
+        /// read wakes only once `threshold` bytes are in, or `window` after it began with fewer (SO_RCVLOWAT,
+        /// SO_RCVTIMEO). nil: every read wakes at the first byte.
+        var coalescing: (threshold: Int32, window: Duration)?
         /// The error for a read that failed with an errno, or that met the end of the stream (nil).
         var readFailed: @Sendable (Errno?) -> HCITransportError
         /// The error for a write that failed with an errno.
@@ -62,6 +66,10 @@ final class DescriptorTransport: Sendable {
     private let finished = DispatchSemaphore(value: 0)
     /// A write went out since ``Behaviour/afterReadFollowingWrite`` last ran.
     private let wrote = Atomic(false)
+    /// Reads that returned bytes, so far (a benchmark's wake-ups).
+    let reads = Atomic(0)
+    /// The host allows the reader to coalesce short packets (``coalesceShortPackets(_:)``).
+    private let coalescingAllowed = Atomic(false)
 
     private struct State {
         enum Phase { case idle, running, closing, finished }
@@ -157,6 +165,12 @@ final class DescriptorTransport: Sendable {
         }
     }
 
+    /// See ``HCITransport/coalesceShortPackets(_:)``; has effect only with ``Behaviour/coalescing``.
+    func coalesceShortPackets(_ on: Bool) {
+        guard behaviour.coalescing != nil else { return }
+        coalescingAllowed.store(on, ordering: .relaxed)
+    }
+
     private var closedError: HCITransportError { HCITransportError(.disconnected, "\(description) is closed") }
 
     private func run(
@@ -229,6 +243,7 @@ final class DescriptorTransport: Sendable {
                 return behaviour.readFailed(error)
             }
             if count == 0 { return behaviour.readFailed(nil) }
+            reads.add(1, ordering: .relaxed)
             defer { afterRead() }
             var packets: [HCI.H4Packet] = []
             var lost: DecodingError?
@@ -258,16 +273,28 @@ final class DescriptorTransport: Sendable {
         var buffer = [UInt8](repeating: 0, count: 1 + 4 + 65535)
         // Reused for every read: its storage is allocated once.
         var packets: [HCI.H4Packet] = []
+        var coalescing = false
+        // A coalescing read that met its window with nothing in ends coalescing until the next packet is delivered:
+        // a peer slow to answer then costs one more wake-up, not one per window.
+        var windowPassed = false
         while true {
             if state.withLock({ $0.phase != .running }) { return nil }
+            let wanted = !windowPassed && coalescingAllowed.load(ordering: .relaxed)
+            if wanted != coalescing {
+                setCoalescing(wanted)
+                coalescing = wanted
+            }
             let count = buffer.withUnsafeMutableBytes { raw in recv(descriptor, raw.baseAddress, raw.count, 0) }
             if count < 0 {
                 let error = Errno.current
+                if error.code == EAGAIN, coalescing { windowPassed = true }
                 if error.code == EINTR || error.code == EAGAIN { continue }
                 return behaviour.readFailed(error)
             }
+            windowPassed = false
             // The end of the stream, or close() shut the socket down (then finish reports no error).
             if count == 0 { return behaviour.readFailed(nil) }
+            reads.add(1, ordering: .relaxed)
             defer { afterRead() }
             packets.removeAll(keepingCapacity: true)
             do throws(DecodingError) {
@@ -281,6 +308,16 @@ final class DescriptorTransport: Sendable {
                 deliver(packet)
             }
         }
+    }
+
+    /// Sets the socket's low-water mark and receive timeout for a coalescing read, or back to the first byte and
+    /// no timeout.
+    private func setCoalescing(_ on: Bool) {
+        guard let coalescing = behaviour.coalescing else { return }
+        var lowWater: Int32 = on ? coalescing.threshold : 1
+        _ = setsockopt(descriptor, SOL_SOCKET, SO_RCVLOWAT, &lowWater, socklen_t(MemoryLayout<Int32>.size))
+        var timeout = on ? timeval(coalescing.window) : timeval()
+        _ = setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }
 
     private func afterRead() {
@@ -350,4 +387,14 @@ extension DescriptorBackedTransport {
     public func send(_ packet: HCI.H4Packet) throws(HCITransportError) { try core.send(packet) }
 
     public func close() { core.close() }
+
+    public func coalesceShortPackets(_ on: Bool) { core.coalesceShortPackets(on) }
+}
+
+extension timeval {
+    /// `duration` as seconds and microseconds (its sub-microsecond part dropped), for socket timeouts.
+    public init(_ duration: Duration) {
+        let parts = duration.components
+        self.init(tv_sec: Int(parts.seconds), tv_usec: Int(parts.attoseconds / 1_000_000_000_000))
+    }
 }

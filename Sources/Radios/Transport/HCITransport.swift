@@ -27,4 +27,13 @@ public protocol HCITransport: AnyObject, Sendable, CustomStringConvertible {
     /// Closes the transport and stops the reader thread; `closed(nil)` follows unless the transport had
     /// already failed. Idempotent.
     func close()
+
+    /// While `on`, the reader may let a short packet wait a little for the packet after it, and wake once for both
+    /// (the host says when: ``HCIHost/completionsCanWait``). Called on the reader thread after each packet it
+    /// delivered. Transports that cannot do this ignore it.
+    func coalesceShortPackets(_ on: Bool)
+}
+
+extension HCITransport {
+    public func coalesceShortPackets(_ on: Bool) {}
 }

@@ -7,14 +7,25 @@ import Glibc
 /// TCP_NODELAY is on, and TCP_QUICKACK is re-armed after a read that followed a write: rootcanal sends the H4
 /// indicator in a send(2) of its own without TCP_NODELAY, so against a host that delays its ACKs every HCI round trip
 /// would stall ~40 ms.
-/// The reader blocks in recv(2) (``DescriptorTransport/Behaviour/blockingReads``): one system call per read.
+/// The reader blocks in recv(2) (``DescriptorTransport/Behaviour/blockingReads``): one system call per read. While
+/// the host awaits an ATT response and nothing else (``HCIHost/completionsCanWait``), a read wakes only once a packet
+/// longer than a Number of Completed Packets event is in, or ``coalescingWindow`` after it began: the event and the
+/// response behind it cost one wake-up, not two (docs/radios.md, "Waking once per answer").
 public final class TCPTransport: DescriptorBackedTransport {
     public let host: String
     public let port: UInt16
     let core: DescriptorTransport
 
     /// Connects, giving up after `connectTimeout` per resolved address.
-    public init(host: String, port: UInt16, connectTimeout: Duration = .seconds(5)) throws(HCITransportError) {
+    public convenience init(host: String, port: UInt16, connectTimeout: Duration = .seconds(5))
+        throws(HCITransportError)
+    {
+        try self.init(host: host, port: port, connectTimeout: connectTimeout, coalescingWindow: Self.coalescingWindow)
+    }
+
+    /// As the public initialiser, with another window for coalesced reads (tests lengthen it to tell a read held
+    /// for the next packet from a slow machine).
+    init(host: String, port: UInt16, connectTimeout: Duration, coalescingWindow: Duration) throws(HCITransportError) {
         self.host = host
         self.port = port
         let spec = HCITransportSpec.tcp(host: host, port: port)
@@ -24,6 +35,7 @@ public final class TCPTransport: DescriptorBackedTransport {
             descriptor: descriptor, description: spec.description,
             behaviour: .init(
                 framing: .stream, isSocket: true, afterReadFollowingWrite: Self.rearmQuickAck, blockingReads: true,
+                coalescing: (Self.coalescingThreshold, coalescingWindow),
                 readFailed: { error in
                     switch error?.code {
                     case nil: HCITransportError(.disconnected, "\(controller) closed the connection")
@@ -45,6 +57,9 @@ public final class TCPTransport: DescriptorBackedTransport {
                     .io, "\(controller) took no bytes for \(DescriptorTransport.writeTimeout)")))
     }
 
+    /// Reads from the socket that returned bytes, so far: how often the reader woke for the controller.
+    public var reads: Int { core.reads.load(ordering: .relaxed) }
+
     /// The connected socket, for tests of its options.
     var descriptor: Int32 { core.descriptor }
 
@@ -62,6 +77,14 @@ public final class TCPTransport: DescriptorBackedTransport {
         rearmQuickAck(descriptor)
         return descriptor
     }
+
+    /// While the host awaits an ATT response, a read wakes once more than a Number of Completed Packets event for
+    /// one link is in (8 bytes with its H4 indicator): the event and the response after it in one wake-up.
+    public static let coalescingThreshold: Int32 = 9
+    /// How long such a read waits with fewer bytes before it returns what it has: two of rootcanal's default 1 ms
+    /// ticks, the answer coming a tick after the event. Linux rounds a socket timeout up to its scheduler tick, so
+    /// the wait is longer where HZ is low (6–8 ms measured with HZ=250).
+    public static let coalescingWindow: Duration = .milliseconds(2)
 
     public static func rearmQuickAck(_ descriptor: Int32) {
         var on: Int32 = 1
