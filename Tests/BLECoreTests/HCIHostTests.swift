@@ -319,6 +319,31 @@ import Testing
         #expect(!fake.host.completionsCanWait)
     }
 
+    @Test func aCommandAnsweredWithStatusLetsItsStatusWaitForItsEvent() {
+        var fake = Self.connected()
+        // LE Create Connection: its Command Status may wait for LE Connection Complete.
+        let peer = DeviceAddress(0xC0_00_00_00_00_99, kind: .random)
+        let connecting = fake.host.connect(to: peer, parameters: HCIHostConnectionTests.parameters, at: .origin)
+        #expect(fake.host.completionsCanWait)
+        fake.carryOut(connecting)
+        #expect(!fake.host.completionsCanWait, "the status is in; nothing else is awaited")
+        fake.completeConnection(handle: 0x41, peer: peer)
+        #expect(!fake.host.completionsCanWait)
+
+        // A command answered with Command Complete is needed at once, and so is one queued behind another.
+        let scanning = fake.host.startScanning(at: .origin)
+        #expect(!fake.host.completionsCanWait)
+        fake.carryOut(scanning)
+        let disconnecting = fake.host.disconnect(0x41, at: .origin)
+        #expect(fake.host.completionsCanWait)
+        let second = fake.host.disconnect(0x40, at: .origin)
+        #expect(!fake.host.completionsCanWait, "a Disconnect waits for the first one's status")
+        fake.carryOut(disconnecting + second)
+        #expect(!fake.host.completionsCanWait)
+        #expect(HCI.Command.disconnect(handle: 0x40, reason: .remoteUserTerminated).completesWithItsOwnEvent)
+        #expect(!HCI.Command.leSetScanEnable(true, filterDuplicates: false).completesWithItsOwnEvent)
+    }
+
     @Test func theAnsweredOpcodesAreTheRequestsAndTheIndication() {
         let answered = (0...0xFF).map { ATT.Opcode(rawValue: UInt8($0)) }.filter(\.isAnswered)
         #expect(

@@ -98,6 +98,32 @@ struct HandshakeReplayTests {
         #expect(replay.step == 0)
     }
 
+    @Test("short packets may wait while an ATT response or a connect's or disconnect's status is awaited")
+    func whenShortPacketsMayWait() throws {
+        var replay = HandshakeReplay(try HandshakeScript.recorded(Self.traffic))
+        var seen: [Bool] = [replay.shortPacketsCanWait]
+        for hex in [
+            "040f0400014320", "043e1f0a00410000016d06ee2c22f10000000000000000000000000c000000900100",
+            "0413050141000100", "024120070003000400030502",
+        ] {
+            _ = try Self.feed(&replay, [hex])
+            seen.append(replay.shortPacketsCanWait)
+        }
+        // The connection request's status, then the link: the MTU request's response is awaited from then on.
+        #expect(seen == [true, false, true, true, true])
+        _ = try Self.feed(
+            &replay,
+            [
+                "02412012000e000400110601000500001806000d000118", "0241201000" + "1700040009152800022900209b7f3e1c",
+                "0241100b005a2b9d0e4f3a7c0cf0b1e5",
+            ])
+        #expect(replay.shortPacketsCanWait, "the Disconnect's status")
+        _ = try Self.feed(&replay, ["040f0400010604"])
+        #expect(!replay.shortPacketsCanWait, "its status is in; Disconnection Complete comes alone")
+        #expect(try Self.feed(&replay, ["04050400410016"]) == [.done])
+        #expect(replay.shortPacketsCanWait, "the next handshake's connection request")
+    }
+
     @Test("an answer that is not the recorded one stops the replay with what came instead")
     func wrongAnswers() throws {
         let script = try HandshakeScript.recorded(Self.traffic)

@@ -125,16 +125,21 @@ public struct HCIHost: Sendable {
     /// (9), PHY Update Complete (11), Extended Advertising Report (12).
     public static let leEventMask: UInt64 = 0x7F | 1 << 9 | 1 << 11 | 1 << 12
 
-    /// Whether the controller's next packet, if it is a short one, can wait for the packet after it: an ATT
-    /// response is awaited on a link, nothing waits for the controller's buffers and no command is outstanding. The
-    /// short packet is then a Number of Completed Packets event for the request (8 bytes with its H4 indicator),
-    /// which nothing needs before the response that follows it. A transport that reads more at once may wait for more
-    /// than that while this holds (docs/radios.md, "Waking once per answer"). A request that is never answered keeps
-    /// it true until the link's next ATT PDU or its end; such a transport bounds each wait, so that costs a short
-    /// delay, not a stall.
+    /// Whether the controller's next packet, if it is a short one, can wait for the packet after it, because the
+    /// host needs nothing before that one: no command waits for the controller's credits, no frame for its buffers,
+    /// and what is awaited is an ATT response on a link or the event of a command answered with Command Status.
+    /// The short packet is then a Number of Completed Packets event for the request (8 bytes with its H4 indicator),
+    /// or that Command Status (7 bytes), with the response or the event behind it. A transport that reads more at
+    /// once may wait for more than that while this holds (docs/radios.md, "Waking once per answer"). A request that
+    /// is never answered keeps it true until the link's next ATT PDU or its end, and a refused command's status has
+    /// no event behind it; such a transport bounds each wait, so either costs a short delay, not a stall.
     public var completionsCanWait: Bool {
-        guard outstanding == nil, commands.isEmpty else { return false }
+        guard commands.isEmpty else { return false }
         var awaited = false
+        if let outstanding {
+            guard outstanding.command.command.completesWithItsOwnEvent else { return false }
+            awaited = true
+        }
         for state in linkStates.values {
             if state.queuedFrames > 0 { return false }
             if state.awaitsATT { awaited = true }

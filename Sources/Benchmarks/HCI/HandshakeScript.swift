@@ -108,9 +108,18 @@ struct HandshakeReplay {
         awaits = script.steps.map(\.awaits)
     }
 
-    /// The step's answer is an ATT PDU (the host awaits an ATT response).
-    var awaitsATT: Bool {
-        if case .attPDU = awaits[step] { true } else { false }
+    /// The step's command was answered with Command Status (its event is still to come).
+    private var statusIn = false
+
+    /// Whether a short packet may wait for the one behind it, as blerig's host allows it
+    /// (``HCIHost/completionsCanWait``): while an ATT response is awaited, or the status of the command that connects
+    /// or disconnects.
+    var shortPacketsCanWait: Bool {
+        switch awaits[step] {
+        case .attPDU: true
+        case .linkUp, .linkDown: !statusIn
+        case .commandDone: false
+        }
     }
 
     enum Progress: Equatable {
@@ -131,6 +140,7 @@ struct HandshakeReplay {
             if code == 0x05, awaited != .linkDown {
                 throw BenchmarkError("the link went down at step \(step + 1) of the replayed handshake")
             }
+            if code == 0x0F, bytes.count >= 7, opcode(bytes, at: 5) == opcode(packets[step]) { statusIn = true }
             switch awaited {
             case let .commandDone(opcode):
                 if done(opcode, bytes) { return advance() }
@@ -175,6 +185,7 @@ struct HandshakeReplay {
 
     private mutating func advance() -> Progress {
         remaining = 0
+        statusIn = false
         step += 1
         if step == packets.count {
             step = 0

@@ -79,7 +79,7 @@ private struct ReplaySocket {
     var held = 0
     var wrote = false
     var reads = 0
-    /// As blerig's transport coalesces while its host awaits an ATT response (``TCPTransport/coalescingThreshold``).
+    /// As blerig's transport coalesces while its host allows it (``TCPTransport/coalescingThreshold``).
     var coalescing = false
     var windowPassed = false
 
@@ -131,7 +131,7 @@ private struct ReplaySocket {
             guard held < buffer.count else {
                 throw BenchmarkError("rootcanal at \(host):\(port) sent a packet longer than \(buffer.count) bytes")
             }
-            let wanted = replay.awaitsATT && !windowPassed
+            let wanted = replay.shortPacketsCanWait && !windowPassed
             if wanted != coalescing { setCoalescing(wanted) }
             let count = buffer.withUnsafeMutableBytes { raw in
                 recv(descriptor, raw.baseAddress! + held, raw.count - held, 0)

@@ -262,6 +262,15 @@ extension HCI {
             }
         }
 
+        /// The controller answers with Command Status, and the command's own event follows when it is done
+        /// (Core 5.4 Vol 4 Part E §7.1.6, §7.8.12, §7.8.18, §7.8.49, §7.8.66); the others with Command Complete.
+        public var completesWithItsOwnEvent: Bool {
+            switch self {
+            case .leCreateConnection, .leExtendedCreateConnection, .leConnectionUpdate, .leSetPHY, .disconnect: true
+            default: false
+            }
+        }
+
         public var packet: CommandPacket {
             var w = ByteWriter(capacity: 32)
             switch self {
