@@ -1,3 +1,4 @@
+import BLECore
 import Foundation
 import Synchronization
 import Testing
@@ -79,6 +80,50 @@ struct RunDirectoryTests {
         try file.flushSoon()
         writer.stop()
         #expect(try String(contentsOfFile: path, encoding: .utf8) == expected)
+        #expect(failures.withLock { $0 }.isEmpty)
+    }
+
+    @Test("captures keep packets in batches and encode them, in order, into the board's file and the radio's")
+    func capturesInBatches() throws {
+        let directory = try RunDirectory.create(under: CampaignTests.outputRoot(), rig: "r", seed: nil, at: Self.date)
+        let failures = Mutex<[OutputError]>([])
+        let writer = OutputWriter { error in failures.withLock { $0.append(error) } }
+        let captures = try CaptureFiles(
+            directory: directory, boards: ["b1"], radios: ["hci0"], writer: writer,
+            failed: { error in failures.withLock { $0.append(error) } })
+        let board = DeviceAddress(0xC0_11_22_33_44_55, kind: .random)
+        captures.register(board, as: "b1")
+        captures.start(unixTimeAtOrigin: .seconds(1_795_000_000))
+        try captures.flush()  // the headers, as a run writes them at its start
+        let count = CaptureFiles.batch * 3 + 5
+        func packet(_ n: Int) -> HCI.H4Packet {
+            HCI.H4Packet(type: .aclData, body: [0x40, 0x20, 2, 0, UInt8(n & 0xFF), UInt8(n >> 8)])
+        }
+        func record(_ n: Int) {
+            // Every third packet concerns no board (controller set-up, scanning): the radio's capture only.
+            captures.record(
+                radio: "hci0", peer: n % 3 == 0 ? nil : board, packet: packet(n),
+                direction: n % 2 == 0 ? .hostToController : .controllerToHost,
+                at: RigInstant(sinceOrigin: .milliseconds(Int64(n))))
+        }
+        func records(_ name: String) throws -> [BTSnoop.Record] {
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: directory.file(name)))
+            return try BTSnoop.Capture(decoding: Array(bytes)).records
+        }
+        // Less than a batch is kept as it came, not encoded, not written.
+        for n in 0..<CaptureFiles.batch - 1 { record(n) }
+        writer.drain()
+        #expect(try records("captures/radio-hci0.btsnoop").isEmpty)
+        // Full batches go on to the files on the writer's thread, the rest at the flush.
+        for n in CaptureFiles.batch - 1..<count { record(n) }
+        try captures.flush()
+        writer.stop()
+        let whole = try records("captures/radio-hci0.btsnoop")
+        #expect(whole.map(\.data) == (0..<count).map { [HCI.PacketType.aclData.rawValue] + packet($0).body })
+        #expect(whole.map { $0.flags.contains(.received) } == (0..<count).map { $0 % 2 == 1 })
+        #expect(zip(whole, whole.dropFirst()).allSatisfy { $0.timestamp + 1000 == $1.timestamp })
+        let boardOnly = (0..<count).filter { $0 % 3 != 0 }
+        #expect(try records("captures/b1.btsnoop").map(\.data) == boardOnly.map { [0x02] + packet($0).body })
         #expect(failures.withLock { $0 }.isEmpty)
     }
 

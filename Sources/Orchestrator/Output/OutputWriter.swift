@@ -8,7 +8,7 @@ import Foundation
 final class OutputWriter: @unchecked Sendable {
     // @unchecked Sendable: `pending`, `busy` and `stopped` are read and written only with `condition` locked.
     private let condition = NSCondition()
-    private var pending: [AppendFile] = []
+    private var pending: [any BufferedOutput] = []
     private var busy = false
     private var stopped = false
     private let failed: @Sendable (OutputError) -> Void
@@ -22,11 +22,11 @@ final class OutputWriter: @unchecked Sendable {
     }
 
     /// Asks for `file`'s buffer to be written out; returns at once. Written at once, here, after ``stop()``.
-    func flushSoon(_ file: AppendFile) {
+    func flushSoon(_ file: any BufferedOutput) {
         condition.lock()
         if stopped {
             condition.unlock()
-            do { try file.flush() } catch { failed(error) }
+            do { try file.writeBuffered() } catch { failed(error) }
             return
         }
         if !pending.contains(where: { $0 === file }) { pending.append(file) }
@@ -63,7 +63,7 @@ final class OutputWriter: @unchecked Sendable {
             busy = true
             condition.unlock()
             for file in files {
-                do { try file.flush() } catch { failed(error) }
+                do { try file.writeBuffered() } catch { failed(error) }
             }
             condition.lock()
             busy = false
@@ -71,4 +71,15 @@ final class OutputWriter: @unchecked Sendable {
             condition.unlock()
         }
     }
+}
+
+/// Output that buffers what it is given and has the ``OutputWriter`` take it further.
+protocol BufferedOutput: AnyObject, Sendable {
+    /// What the writer's thread does when asked: write the buffer out (an ``AppendFile``), or pass it on to the
+    /// buffers that do (``CaptureFiles``).
+    func writeBuffered() throws(OutputError)
+}
+
+extension AppendFile: BufferedOutput {
+    func writeBuffered() throws(OutputError) { try flush() }
 }
