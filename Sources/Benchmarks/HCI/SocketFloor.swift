@@ -86,10 +86,9 @@ private struct ReplaySocket {
     /// The socket's low-water mark and timeout for a coalescing read, as blerig's transport sets them; otherwise the
     /// first byte and the replay's patience.
     mutating func setCoalescing(_ on: Bool) {
-        var lowWater: Int32 = on ? TCPTransport.coalescingThreshold : 1
-        _ = setsockopt(descriptor, SOL_SOCKET, SO_RCVLOWAT, &lowWater, socklen_t(MemoryLayout<Int32>.size))
-        var timeout = timeval(on ? TCPTransport.coalescingWindow : patience)
-        _ = setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        TCPTransport.setReadWait(
+            descriptor, lowWater: on ? TCPTransport.coalescingThreshold : 1,
+            timeout: on ? TCPTransport.coalescingWindow : patience)
         coalescing = on
     }
 

@@ -34,10 +34,11 @@ final class DescriptorTransport: Sendable {
         /// system call per read instead of two. ``DescriptorTransport/close()`` then wakes it with shutdown(2).
         /// Sockets only (a stream socket's shutdown ends a blocked recv; a tty has no such call).
         var blockingReads = false
-        /// With ``blockingReads``: while the host allows it (``DescriptorTransport/coalesceShortPackets(_:)``), a
-        /// read wakes only once `threshold` bytes are in, or `window` after it began with fewer (SO_RCVLOWAT,
-        /// SO_RCVTIMEO). nil: every read wakes at the first byte.
-        var coalescing: (threshold: Int32, window: Duration)?
+        /// With ``blockingReads``: sets the descriptor up for a coalescing read (true), one that wakes only once a
+        /// packet longer than a short one is in or a window has passed, while the host allows it
+        /// (``DescriptorTransport/coalesceShortPackets(_:)``), or back to waking at the first byte (false). nil:
+        /// every read wakes at the first byte.
+        var coalesce: (@Sendable (Int32, Bool) -> Void)?
         /// The error for a read that failed with an errno, or that met the end of the stream (nil).
         var readFailed: @Sendable (Errno?) -> HCITransportError
         /// The error for a write that failed with an errno.
@@ -165,9 +166,9 @@ final class DescriptorTransport: Sendable {
         }
     }
 
-    /// See ``HCITransport/coalesceShortPackets(_:)``; has effect only with ``Behaviour/coalescing``.
+    /// See ``HCITransport/coalesceShortPackets(_:)``; has effect only with ``Behaviour/coalesce``.
     func coalesceShortPackets(_ on: Bool) {
-        guard behaviour.coalescing != nil else { return }
+        guard behaviour.coalesce != nil else { return }
         coalescingAllowed.store(on, ordering: .relaxed)
     }
 
@@ -281,7 +282,7 @@ final class DescriptorTransport: Sendable {
             if state.withLock({ $0.phase != .running }) { return nil }
             let wanted = !windowPassed && coalescingAllowed.load(ordering: .relaxed)
             if wanted != coalescing {
-                setCoalescing(wanted)
+                behaviour.coalesce?(descriptor, wanted)
                 coalescing = wanted
             }
             let count = buffer.withUnsafeMutableBytes { raw in recv(descriptor, raw.baseAddress, raw.count, 0) }
@@ -308,16 +309,6 @@ final class DescriptorTransport: Sendable {
                 deliver(packet)
             }
         }
-    }
-
-    /// Sets the socket's low-water mark and receive timeout for a coalescing read, or back to the first byte and
-    /// no timeout.
-    private func setCoalescing(_ on: Bool) {
-        guard let coalescing = behaviour.coalescing else { return }
-        var lowWater: Int32 = on ? coalescing.threshold : 1
-        _ = setsockopt(descriptor, SOL_SOCKET, SO_RCVLOWAT, &lowWater, socklen_t(MemoryLayout<Int32>.size))
-        var timeout = on ? timeval(coalescing.window) : timeval()
-        _ = setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }
 
     private func afterRead() {
@@ -389,12 +380,4 @@ extension DescriptorBackedTransport {
     public func close() { core.close() }
 
     public func coalesceShortPackets(_ on: Bool) { core.coalesceShortPackets(on) }
-}
-
-extension timeval {
-    /// `duration` as seconds and microseconds (its sub-microsecond part dropped), for socket timeouts.
-    public init(_ duration: Duration) {
-        let parts = duration.components
-        self.init(tv_sec: Int(parts.seconds), tv_usec: Int(parts.attoseconds / 1_000_000_000_000))
-    }
 }

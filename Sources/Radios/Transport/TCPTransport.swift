@@ -35,7 +35,10 @@ public final class TCPTransport: DescriptorBackedTransport {
             descriptor: descriptor, description: spec.description,
             behaviour: .init(
                 framing: .stream, isSocket: true, afterReadFollowingWrite: Self.rearmQuickAck, blockingReads: true,
-                coalescing: (Self.coalescingThreshold, coalescingWindow),
+                coalesce: { descriptor, on in
+                    Self.setReadWait(
+                        descriptor, lowWater: on ? Self.coalescingThreshold : 1, timeout: on ? coalescingWindow : nil)
+                },
                 readFailed: { error in
                     switch error?.code {
                     case nil: HCITransportError(.disconnected, "\(controller) closed the connection")
@@ -85,6 +88,19 @@ public final class TCPTransport: DescriptorBackedTransport {
     /// ticks, the answer coming a tick after the event. Linux rounds a socket timeout up to its scheduler tick, so
     /// the wait is longer where HZ is low (6–8 ms measured with HZ=250).
     public static let coalescingWindow: Duration = .milliseconds(2)
+
+    /// Sets how a read of `descriptor` waits: until `lowWater` bytes are in (SO_RCVLOWAT), for at most `timeout`
+    /// with fewer (SO_RCVTIMEO; nil: no limit). The transport's coalescing reads and the socket floor's use it.
+    public static func setReadWait(_ descriptor: Int32, lowWater: Int32, timeout: Duration?) {
+        var lowWater = lowWater
+        _ = setsockopt(descriptor, SOL_SOCKET, SO_RCVLOWAT, &lowWater, socklen_t(MemoryLayout<Int32>.size))
+        // A zero timeval is no limit; the sub-microsecond part is dropped.
+        var limit = timeval()
+        if let parts = timeout?.components {
+            limit = timeval(tv_sec: Int(parts.seconds), tv_usec: Int(parts.attoseconds / 1_000_000_000_000))
+        }
+        _ = setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+    }
 
     public static func rearmQuickAck(_ descriptor: Int32) {
         var on: Int32 = 1
