@@ -32,10 +32,11 @@ final class TestListener {
         port = UInt16(bigEndian: address.sin_port)
     }
 
-    /// The next connection, with TCP_NODELAY so each write leaves as one segment.
-    func accept() -> Int32 {
+    /// The next connection, with TCP_NODELAY so each write leaves as one segment; with `nagle`, left as it comes,
+    /// as rootcanal's own: a short write then waits for the ACK of the one before it.
+    func accept(nagle: Bool = false) -> Int32 {
         let connection = Glibc.accept(descriptor, nil, nil)
-        var on: Int32 = 1
+        var on: Int32 = nagle ? 0 : 1
         setsockopt(connection, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
         return connection
     }
@@ -166,8 +167,8 @@ extension TransportIO {
             return value
         }
 
-        @Test("quick ACKs are back on by the next packet after a read the transport answered")
-        func quickAckAfterAnsweredReads() throws {
+        @Test("a read the host answered is acknowledged by the answer; one it did not answer, at once")
+        func acknowledgesUnansweredReads() throws {
             let listener = try TestListener()
             defer { listener.close() }
             let transport = try TCPTransport(host: "127.0.0.1", port: listener.port)
@@ -188,9 +189,63 @@ extension TransportIO {
                 if first % 2 == 1 { #expect(readExactly(controller, 6) == Packets.acl([0xAA]).encoded) }
             }
             transport.close()
-            // Each answer (sent within the delayed-ACK window of its packet) puts Linux in pingpong mode; the read's
-            // re-arm takes it out before the next packet arrives, so every delivery sees quick ACKs on.
-            #expect(seen.withLock { $0 } == [1, 1, 1, 1, 1])
+            // Each answer (sent within the delayed-ACK window of its packet) puts Linux in pingpong mode, where the
+            // next read sends no ACK of its own; a read nothing answered takes it out, which sends its ACK.
+            #expect(seen.withLock { $0 } == [1, 1, 0, 0, 0])
+            // A read answered after one that was not: quick ACKs on again.
+            let again = TransportRecorder()
+            let transport2 = try TCPTransport(host: "127.0.0.1", port: listener.port)
+            let controller2 = listener.accept()
+            defer { Glibc.close(controller2) }
+            let seen2 = Mutex<[Int32]>([])
+            again.start(transport2) { packet in
+                seen2.withLock { $0.append(Self.quickAck(transport2.descriptor)) }
+                if packet.body[4] % 2 == 1 { try? transport2.send(Packets.acl([0xAA])) }
+            }
+            for (index, first) in [UInt8(1), 2, 4].enumerated() {
+                writeAll(controller2, Packets.acl([first]).encoded)
+                #expect(again.packets(count: index + 1).count == index + 1)
+                if first % 2 == 1 { #expect(readExactly(controller2, 6) == Packets.acl([0xAA]).encoded) }
+            }
+            transport2.close()
+            #expect(seen2.withLock { $0 } == [1, 0, 1])
+        }
+
+        @Test("against a controller that sends each H4 indicator alone with Nagle on, as rootcanal does, no packet waits")
+        func nagleController() throws {
+            try expectNoLeakedDescriptors {
+                let listener = try TestListener()
+                defer { listener.close() }
+                let transport = try TCPTransport(
+                    host: "127.0.0.1", port: listener.port, connectTimeout: .seconds(5), coalescingWindow: .seconds(30))
+                let controller = listener.accept(nagle: true)
+                defer {
+                    transport.close()
+                    Glibc.close(controller)
+                }
+                // The host allows coalescing from the first packet, and answers every ACL packet.
+                let recorder = TransportRecorder()
+                recorder.start(transport) { packet in
+                    transport.coalesceShortPackets(true)
+                    if packet.type == .aclData { try? transport.send(Packets.acl([0xAA])) }
+                }
+                let clock = ContinuousClock()
+                let began = clock.now
+                let packets = [Packets.resetComplete, Packets.resetComplete, Packets.acl([1]), Packets.completedPackets]
+                    + (0..<6).map { Packets.acl([UInt8($0)]) } + [Packets.completedPackets, Packets.disconnectionComplete]
+                for (index, packet) in packets.enumerated() {
+                    // The indicator alone, then the rest: Nagle holds the rest until the indicator is acknowledged.
+                    let bytes = packet.encoded
+                    writeAll(controller, [bytes[0]])
+                    writeAll(controller, Array(bytes[1...]))
+                    #expect(recorder.packets(count: index + 1, within: .seconds(20)).count == index + 1)
+                    if packet.type == .aclData { #expect(readExactly(controller, 6) == Packets.acl([0xAA]).encoded) }
+                }
+                #expect(recorder.packets == packets)
+                #expect(transport.peerSending == .waitsForACKs)
+                // A delayed ACK costs 40 ms a packet or more, the window 30 s; twelve packets without either are fast.
+                #expect(began.duration(to: clock.now) < .seconds(2))
+            }
         }
 
         @Test("the controller closing the connection ends the transport as disconnected; sends then fail the same way")
@@ -322,9 +377,12 @@ extension TransportIO {
             let controller = listener.accept()
             let recorder = TransportRecorder()
             recorder.start(transport) { _ in transport.coalesceShortPackets(allowed()) }
-            // The first read is an ordinary one: the host has not spoken yet.
-            writeAll(controller, Packets.resetComplete.encoded)
-            #expect(recorder.packets(count: 1) == [Packets.resetComplete])
+            // Reads wake at the first byte until three packets have shown that each comes in one segment.
+            for count in 1...3 {
+                writeAll(controller, Packets.resetComplete.encoded)
+                #expect(recorder.packets(count: count).count == count)
+            }
+            #expect(transport.peerSending == .wholePackets)
             return (listener, transport, controller, recorder)
         }
 
@@ -339,13 +397,12 @@ extension TransportIO {
                 }
                 writeAll(controller, Packets.completedPackets.encoded)
                 usleep(100_000)
-                #expect(recorder.packets.count == 1, "the 8-byte event alone does not wake the reader")
+                #expect(recorder.packets.count == 3, "the 8-byte event alone does not wake the reader")
                 let response = Packets.acl([0x0B, 0x2A, 0x00])
                 writeAll(controller, response.encoded)
                 #expect(
-                    recorder.packets(count: 3, within: .seconds(10))
-                        == [Packets.resetComplete, Packets.completedPackets, response])
-                #expect(transport.reads == 2)
+                    recorder.packets(count: 5, within: .seconds(10)).suffix(2) == [Packets.completedPackets, response])
+                #expect(transport.reads == 4)
             }
         }
 
@@ -362,15 +419,41 @@ extension TransportIO {
                 let clock = ContinuousClock()
                 let began = clock.now
                 writeAll(controller, Packets.disconnectionComplete.encoded)
-                #expect(recorder.packets(count: 2) == [Packets.resetComplete, Packets.disconnectionComplete])
+                #expect(recorder.packets(count: 4).last == Packets.disconnectionComplete)
                 #expect(began.duration(to: clock.now) >= window * 0.9, "held for the window, not delivered at once")
                 // Nothing more: the next coalescing read meets its window empty, and reads wake at the first byte
                 // until a packet comes.
                 usleep(600_000)
                 let next = clock.now
                 writeAll(controller, Packets.completedPackets.encoded)
-                #expect(recorder.packets(count: 3).last == Packets.completedPackets)
+                #expect(recorder.packets(count: 5).last == Packets.completedPackets)
                 #expect(next.duration(to: clock.now) < window * 0.9, "not held again after an empty window")
+                #expect(transport.peerSending == .wholePackets, "one held window is a lone packet, not a stall")
+            }
+        }
+
+        @Test("short packets that twice wait out the window end coalescing: the controller may be holding what follows")
+        func heldWindowsEndCoalescing() throws {
+            try expectNoLeakedDescriptors {
+                let window = Duration.milliseconds(300)
+                let (listener, transport, controller, recorder) = try Self.coalescing(window: window)
+                defer {
+                    transport.close()
+                    Glibc.close(controller)
+                    listener.close()
+                }
+                let clock = ContinuousClock()
+                for count in 4...5 {
+                    let began = clock.now
+                    writeAll(controller, Packets.completedPackets.encoded)
+                    #expect(recorder.packets(count: count).count == count)
+                    #expect(began.duration(to: clock.now) >= window * 0.9, "held for the window")
+                }
+                #expect(transport.peerSending == .waitsForACKs)
+                let began = clock.now
+                writeAll(controller, Packets.completedPackets.encoded)
+                #expect(recorder.packets(count: 6).count == 6)
+                #expect(began.duration(to: clock.now) < window * 0.9, "delivered at once")
             }
         }
 
@@ -385,7 +468,7 @@ extension TransportIO {
                     listener.close()
                 }
                 writeAll(controller, Packets.completedPackets.encoded)
-                #expect(recorder.packets(count: 2, within: .seconds(10)).last == Packets.completedPackets)
+                #expect(recorder.packets(count: 4, within: .seconds(10)).last == Packets.completedPackets)
             }
         }
 

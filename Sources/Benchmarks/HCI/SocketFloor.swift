@@ -6,7 +6,7 @@ import Radios
 
 /// What the socket alone costs: blerig's recorded handshake (``HandshakeScript``) replayed against the same
 /// rootcanal and peripheral, on a socket set up and read as blerig's TCP transport does (TCP_NODELAY, a blocking
-/// recv(2) per read, TCP_QUICKACK re-armed after a read that followed a write), with no host behind it: each packet
+/// recv(2) per read, TCP_QUICKACK armed after a read nothing answered), with no host behind it: each packet
 /// goes when the answer the central waited for is in, and nothing else is done. Its CPU time per handshake is
 /// what the kernel charges any host that talks to rootcanal this way, so neither central can get below it.
 struct SocketFloor {
@@ -77,7 +77,8 @@ private struct ReplaySocket {
     let patience: Duration
     var buffer = [UInt8](repeating: 0, count: 1 << 16)
     var held = 0
-    var wrote = false
+    /// Nothing was sent since the last read: it is acknowledged before the next one, as blerig's transport does.
+    var unanswered = false
     var reads = 0
     /// As blerig's transport coalesces while its host allows it (``TCPTransport/coalescingThreshold``).
     var coalescing = false
@@ -107,7 +108,7 @@ private struct ReplaySocket {
         guard sent == packet.count else {
             throw BenchmarkError("the socket floor's write to rootcanal at \(host):\(port) failed: \(Errno.current)")
         }
-        wrote = true
+        unanswered = false
     }
 
     /// Hands the replay the next whole packet held, reading when none is; what the replay answered.
@@ -130,6 +131,10 @@ private struct ReplaySocket {
             guard held < buffer.count else {
                 throw BenchmarkError("rootcanal at \(host):\(port) sent a packet longer than \(buffer.count) bytes")
             }
+            if unanswered {
+                TCPTransport.armQuickAck(descriptor)
+                unanswered = false
+            }
             let wanted = replay.shortPacketsCanWait && !windowPassed
             if wanted != coalescing { setCoalescing(wanted) }
             let count = buffer.withUnsafeMutableBytes { raw in
@@ -150,10 +155,7 @@ private struct ReplaySocket {
             reads += 1
             held += count
             windowPassed = false
-            if wrote {
-                TCPTransport.rearmQuickAck(descriptor)
-                wrote = false
-            }
+            unanswered = true
         }
     }
 

@@ -50,6 +50,10 @@ public final class RootcanalProcess: Sendable {
         /// The library that keeps rootcanal on loopback; nil finds it (``LoopbackLibrary/locate(environment:executable:)``).
         /// Whatever it is, a rootcanal listening beyond loopback is stopped with ``RootcanalError/Code/notLoopback``.
         public var loopback: LoopbackLibrary?
+        /// Whether the HCI port sends each packet as one segment with Nagle off (docs/radios.md, "rootcanal's
+        /// sockets"). false leaves it as rootcanal sends on its own, each H4 indicator alone with Nagle on, as a
+        /// rootcanal started without blerig does: for tests of hosts against one.
+        public var wholePackets = true
 
         public init() {}
     }
@@ -99,7 +103,7 @@ public final class RootcanalProcess: Sendable {
             let log: ProcessOutput
             let process: SupervisedProcess
             var environment = inherited
-            environment[LoopbackLibrary.h4PortVariable] = String(ports.hci)
+            if options.wholePackets { environment[LoopbackLibrary.h4PortVariable] = String(ports.hci) }
             do {
                 log = try ProcessOutput(file: options.logFile)
                 process = try SupervisedProcess.start(

@@ -24,12 +24,12 @@ final class DescriptorTransport: Sendable {
         /// recv(2)/send(2) with MSG_DONTWAIT and MSG_NOSIGNAL (sockets), or read(2)/write(2) (a tty opened
         /// O_NONBLOCK).
         var isSocket: Bool
-        /// Run after a read that returned bytes, once the packets it completed are delivered, when a write went out
-        /// since it last ran. TCP re-arms TCP_QUICKACK then: Linux leaves quick-ACK mode only when the socket sends
-        /// data soon after receiving, so a read that followed no write (the body after its H4 indicator, a stream of
-        /// notifications) needs no re-arm, and an answer sent while the packets were delivered already carried the
-        /// acknowledgement.
-        var afterReadFollowingWrite: (@Sendable (Int32) -> Void)?
+        /// Run after a read that returned bytes, once the packets it completed are delivered, when nothing was
+        /// written since the read: the host did not answer it. TCP arms TCP_QUICKACK then, which acknowledges the
+        /// read's bytes at once; a controller with Nagle on (rootcanal sends an H4 indicator alone) holds the rest
+        /// of its output until they are. An answered read needs nothing: the answer carried the acknowledgement, and
+        /// the socket stays in Linux's delayed-ACK mode, so the next read sends no ACK of its own.
+        var acknowledgeUnanswered: (@Sendable (Int32) -> Void)?
         /// The reader blocks in recv(2) on the socket itself instead of polling it with the wake-up socket: one
         /// system call per read instead of two. ``DescriptorTransport/close()`` then wakes it with shutdown(2).
         /// Sockets only (a stream socket's shutdown ends a blocked recv; a tty has no such call).
@@ -39,6 +39,13 @@ final class DescriptorTransport: Sendable {
         /// (``DescriptorTransport/coalesceShortPackets(_:)``), or back to waking at the first byte (false). nil:
         /// every read wakes at the first byte.
         var coalesce: (@Sendable (Int32, Bool) -> Void)?
+        /// With ``coalesce``: the bytes a coalescing read waits for. One that returns fewer met its window with a
+        /// short packet in.
+        var coalescingLowWater = 1
+        /// With ``coalesce``: the data segments the descriptor has received so far (TCP_INFO). Reads coalesce only
+        /// once the controller is seen to send each packet whole, at most one segment per packet (see
+        /// ``PeerSending``).
+        var segmentsReceived: (@Sendable (Int32) -> UInt32?)?
         /// The error for a read that failed with an errno, or that met the end of the stream (nil).
         var readFailed: @Sendable (Errno?) -> HCITransportError
         /// The error for a write that failed with an errno.
@@ -65,12 +72,14 @@ final class DescriptorTransport: Sendable {
     private let writer = Mutex(true)
     /// Signalled once the reader thread is done (or there never was one); every waiter signals it again.
     private let finished = DispatchSemaphore(value: 0)
-    /// A write went out since ``Behaviour/afterReadFollowingWrite`` last ran.
+    /// A write went out since the last read returned: the host answered it (``Behaviour/acknowledgeUnanswered``).
     private let wrote = Atomic(false)
     /// Reads that returned bytes, so far (a benchmark's wake-ups).
     let reads = Atomic(0)
     /// The host allows the reader to coalesce short packets (``coalesceShortPackets(_:)``).
     private let coalescingAllowed = Atomic(false)
+    /// What the reader has learnt of the controller's sending (a ``PeerSending``), for tests.
+    private let peerSending = Atomic(PeerSending.unknown.rawValue)
 
     private struct State {
         enum Phase { case idle, running, closing, finished }
@@ -244,7 +253,7 @@ final class DescriptorTransport: Sendable {
                 return behaviour.readFailed(error)
             }
             if count == 0 { return behaviour.readFailed(nil) }
-            reads.add(1, ordering: .relaxed)
+            readReturned()
             defer { afterRead() }
             var packets: [HCI.H4Packet] = []
             var lost: DecodingError?
@@ -278,9 +287,12 @@ final class DescriptorTransport: Sendable {
         // A coalescing read that met its window with nothing in ends coalescing until the next packet is delivered:
         // a peer slow to answer then costs one more wake-up, not one per window.
         var windowPassed = false
+        var peer = PeerSending.unknown
+        var packetsIn = 0
+        var heldWindows = 0
         while true {
             if state.withLock({ $0.phase != .running }) { return nil }
-            let wanted = !windowPassed && coalescingAllowed.load(ordering: .relaxed)
+            let wanted = peer == .wholePackets && !windowPassed && coalescingAllowed.load(ordering: .relaxed)
             if wanted != coalescing {
                 behaviour.coalesce?(descriptor, wanted)
                 coalescing = wanted
@@ -295,7 +307,13 @@ final class DescriptorTransport: Sendable {
             windowPassed = false
             // The end of the stream, or close() shut the socket down (then finish reports no error).
             if count == 0 { return behaviour.readFailed(nil) }
-            reads.add(1, ordering: .relaxed)
+            // A short packet waited out the whole window: nothing came after it, or the controller holds what does
+            // until the packet is acknowledged.
+            if coalescing, count < behaviour.coalescingLowWater {
+                heldWindows += 1
+                if heldWindows == Self.heldWindowsLimit { learn(.waitsForACKs, into: &peer) }
+            }
+            readReturned()
             defer { afterRead() }
             packets.removeAll(keepingCapacity: true)
             do throws(DecodingError) {
@@ -304,6 +322,9 @@ final class DescriptorTransport: Sendable {
                 for packet in packets { deliver(packet) }
                 return behaviour.framingLost(error)
             }
+            // Before the packets are delivered, so that no answer to them has been asked for yet.
+            packetsIn += packets.count
+            learn(classified(peer, packetsIn: packetsIn, midPacket: parser.bufferedCount > 0), into: &peer)
             for packet in packets {
                 if state.withLock({ $0.phase != .running }) { return nil }
                 deliver(packet)
@@ -311,11 +332,38 @@ final class DescriptorTransport: Sendable {
         }
     }
 
-    private func afterRead() {
-        guard let rearm = behaviour.afterReadFollowingWrite, wrote.exchange(false, ordering: .acquiringAndReleasing)
-        else { return }
-        rearm(descriptor)
+    /// Counts a read that returned bytes; writes from here on answer it.
+    private func readReturned() {
+        reads.add(1, ordering: .relaxed)
+        wrote.store(false, ordering: .relaxed)
     }
+
+    private func afterRead() {
+        guard let acknowledge = behaviour.acknowledgeUnanswered, !wrote.load(ordering: .acquiring) else { return }
+        acknowledge(descriptor)
+    }
+
+    /// Short packets held a whole window twice: the controller waits for ACKs (``PeerSending/waitsForACKs``).
+    static let heldWindowsLimit = 2
+
+    /// How the controller sends, from what came in so far: `packetsIn` packets, the last read ending inside one
+    /// (`midPacket`) or not.
+    private func classified(_ peer: PeerSending, packetsIn: Int, midPacket: Bool) -> PeerSending {
+        if midPacket { return .waitsForACKs }
+        guard peer == .unknown, packetsIn >= 3, let segments = behaviour.segmentsReceived?(descriptor) else {
+            return peer
+        }
+        return segments <= UInt32(clamping: packetsIn) ? .wholePackets : .waitsForACKs
+    }
+
+    private func learn(_ sending: PeerSending, into peer: inout PeerSending) {
+        guard sending != peer else { return }
+        peer = sending
+        peerSending.store(sending.rawValue, ordering: .relaxed)
+    }
+
+    /// What the reader has learnt of how the controller sends.
+    var sending: PeerSending { PeerSending(rawValue: peerSending.load(ordering: .relaxed)) ?? .unknown }
 
     /// Writes all of `bytes`, waiting in poll(2) while the descriptor would block; one datagram is all or nothing.
     private func write(_ bytes: [UInt8]) throws(HCITransportError) {
@@ -360,6 +408,21 @@ final class DescriptorTransport: Sendable {
             return
         }
     }
+}
+
+/// What a controller's way of sending over TCP lets a coalescing read do. Such a read leaves the bytes in
+/// unacknowledged until more are in: free with a controller that sends each packet whole with Nagle off (the
+/// rootcanal blerig starts), a stall with one that waits for the ACK before it sends more (a rootcanal started without
+/// blerig's library sends each H4 indicator alone, then holds the packet behind it until the indicator is
+/// acknowledged). See docs/radios.md, "Waking once per answer".
+public enum PeerSending: UInt8, Sendable {
+    /// Fewer than three packets in: reads wake at the first byte.
+    case unknown
+    /// No more data segments than packets: reads may coalesce.
+    case wholePackets
+    /// More segments than packets, a read that ended inside a packet, or short packets that twice waited out a
+    /// whole window (a controller that sends whole packets with Nagle on): reads never coalesce again.
+    case waitsForACKs
 }
 
 /// A transport that is a ``DescriptorTransport`` with its own way of opening: the HCI calls go to the core.

@@ -4,13 +4,15 @@ import Glibc
 
 /// H4 over a TCP connection, as rootcanal serves each virtual controller (`tcp:127.0.0.1:6402`).
 ///
-/// TCP_NODELAY is on, and TCP_QUICKACK is re-armed after a read that followed a write: rootcanal sends the H4
-/// indicator in a send(2) of its own without TCP_NODELAY, so against a host that delays its ACKs every HCI round trip
-/// would stall ~40 ms.
+/// TCP_NODELAY is on. A read the host does not answer with a write is acknowledged at once (TCP_QUICKACK): a
+/// rootcanal started without blerig's library sends the H4 indicator in a send(2) of its own with Nagle on, so
+/// against a host that delays its ACKs every HCI packet would stall ~40 ms. An answered read is acknowledged by the
+/// answer, with no ACK of its own.
 /// The reader blocks in recv(2) (``DescriptorTransport/Behaviour/blockingReads``): one system call per read. While
-/// the host awaits an ATT response and nothing else (``HCIHost/completionsCanWait``), a read wakes only once a packet
-/// longer than a Number of Completed Packets event is in, or ``coalescingWindow`` after it began: the event and the
-/// response behind it cost one wake-up, not two (docs/radios.md, "Waking once per answer").
+/// the host awaits an ATT response and nothing else (``HCIHost/completionsCanWait``), and the controller sends each
+/// packet whole (``PeerSending``), a read wakes only once a packet longer than a Number of Completed Packets event is
+/// in, or ``coalescingWindow`` after it began: the event and the response behind it cost one wake-up, not two
+/// (docs/radios.md, "Waking once per answer").
 public final class TCPTransport: DescriptorBackedTransport {
     public let host: String
     public let port: UInt16
@@ -34,11 +36,12 @@ public final class TCPTransport: DescriptorBackedTransport {
         core = try DescriptorTransport(
             descriptor: descriptor, description: spec.description,
             behaviour: .init(
-                framing: .stream, isSocket: true, afterReadFollowingWrite: Self.rearmQuickAck, blockingReads: true,
+                framing: .stream, isSocket: true, acknowledgeUnanswered: Self.armQuickAck, blockingReads: true,
                 coalesce: { descriptor, on in
                     Self.setReadWait(
                         descriptor, lowWater: on ? Self.coalescingThreshold : 1, timeout: on ? coalescingWindow : nil)
                 },
+                coalescingLowWater: Int(Self.coalescingThreshold), segmentsReceived: Self.dataSegmentsIn,
                 readFailed: { error in
                     switch error?.code {
                     case nil: HCITransportError(.disconnected, "\(controller) closed the connection")
@@ -63,12 +66,15 @@ public final class TCPTransport: DescriptorBackedTransport {
     /// Reads from the socket that returned bytes, so far: how often the reader woke for the controller.
     public var reads: Int { core.reads.load(ordering: .relaxed) }
 
+    /// What the reader has learnt of how the controller sends: whether reads may coalesce.
+    public var peerSending: PeerSending { core.sending }
+
     /// The connected socket, for tests of its options.
     var descriptor: Int32 { core.descriptor }
 
 
     /// A socket connected to `host`:`port` with the options this transport reads and writes with: TCP_NODELAY on
-    /// and TCP_QUICKACK armed (re-arm it with ``rearmQuickAck(_:)`` after a read that followed a write), left
+    /// and TCP_QUICKACK armed (arm it again with ``armQuickAck(_:)`` after a read nothing answered), left
     /// non-blocking as the timed connect made it. The caller owns it. `bench hci` replays packets on one to measure
     /// what the socket alone costs.
     public static func connectedSocket(
@@ -77,7 +83,7 @@ public final class TCPTransport: DescriptorBackedTransport {
         let descriptor = try connect(spec: .tcp(host: host, port: port), host: host, port: port, timeout: timeout)
         var on: Int32 = 1
         _ = setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
-        rearmQuickAck(descriptor)
+        armQuickAck(descriptor)
         return descriptor
     }
 
@@ -102,9 +108,24 @@ public final class TCPTransport: DescriptorBackedTransport {
         _ = setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
     }
 
-    public static func rearmQuickAck(_ descriptor: Int32) {
+    /// Leaves Linux's delayed-ACK mode, sending the ACK of bytes read so far if one is due.
+    public static func armQuickAck(_ descriptor: Int32) {
         var on: Int32 = 1
         _ = setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_QUICKACK, &on, socklen_t(MemoryLayout<Int32>.size))
+    }
+
+    /// The data segments `descriptor` has received (TCP_INFO's tcpi_data_segs_in, Linux 4.6 and later), or nil
+    /// where the kernel does not say.
+    static func dataSegmentsIn(_ descriptor: Int32) -> UInt32? {
+        // struct tcp_info as <linux/tcp.h> lays it out; glibc's copy stops before this field.
+        let offset = 152
+        var info = [UInt8](repeating: 0, count: 256)
+        var length = socklen_t(info.count)
+        let status = info.withUnsafeMutableBytes { raw in
+            getsockopt(descriptor, Int32(IPPROTO_TCP), Int32(TCP_INFO), raw.baseAddress, &length)
+        }
+        guard status == 0, Int(length) >= offset + 4 else { return nil }
+        return info.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset, as: UInt32.self) }
     }
 
     /// What a failed connect(2) means, and what to check.

@@ -21,8 +21,10 @@ struct PeripheralStage {
         return UInt16(handle)
     }
 
-    static func start(in scope: InteropScope, name: String) async throws -> PeripheralStage {
-        let rootcanal = try await scope.rootcanal()
+    static func start(
+        in scope: InteropScope, name: String, rootcanal options: RootcanalProcess.Options = .init()
+    ) async throws -> PeripheralStage {
+        let rootcanal = try await scope.rootcanal(options)
         let peripheral = try await scope.peer(.peripheral, ["--hci", rootcanal.hciSpec, "--name", name])
         let ready = try peripheral.decode(PeripheralReady.self, from: peripheral.ready)
         guard let address = DeviceAddress(ready.address + "/random") else {
