@@ -377,8 +377,8 @@ extension TransportIO {
             let controller = listener.accept()
             let recorder = TransportRecorder()
             recorder.start(transport) { _ in transport.coalesceShortPackets(allowed()) }
-            // Reads wake at the first byte until three packets have shown that each comes in one segment.
-            for count in 1...3 {
+            // Reads wake at the first byte until four packets have shown that each comes in one segment.
+            for count in 1...4 {
                 writeAll(controller, Packets.resetComplete.encoded)
                 #expect(recorder.packets(count: count).count == count)
             }
@@ -397,12 +397,12 @@ extension TransportIO {
                 }
                 writeAll(controller, Packets.completedPackets.encoded)
                 usleep(100_000)
-                #expect(recorder.packets.count == 3, "the 8-byte event alone does not wake the reader")
+                #expect(recorder.packets.count == 4, "the 8-byte event alone does not wake the reader")
                 let response = Packets.acl([0x0B, 0x2A, 0x00])
                 writeAll(controller, response.encoded)
                 #expect(
-                    recorder.packets(count: 5, within: .seconds(10)).suffix(2) == [Packets.completedPackets, response])
-                #expect(transport.reads == 4)
+                    recorder.packets(count: 6, within: .seconds(10)).suffix(2) == [Packets.completedPackets, response])
+                #expect(transport.reads == 5)
             }
         }
 
@@ -419,14 +419,14 @@ extension TransportIO {
                 let clock = ContinuousClock()
                 let began = clock.now
                 writeAll(controller, Packets.disconnectionComplete.encoded)
-                #expect(recorder.packets(count: 4).last == Packets.disconnectionComplete)
+                #expect(recorder.packets(count: 5).last == Packets.disconnectionComplete)
                 #expect(began.duration(to: clock.now) >= window * 0.9, "held for the window, not delivered at once")
                 // Nothing more: the next coalescing read meets its window empty, and reads wake at the first byte
                 // until a packet comes.
                 usleep(600_000)
                 let next = clock.now
                 writeAll(controller, Packets.completedPackets.encoded)
-                #expect(recorder.packets(count: 5).last == Packets.completedPackets)
+                #expect(recorder.packets(count: 6).last == Packets.completedPackets)
                 #expect(next.duration(to: clock.now) < window * 0.9, "not held again after an empty window")
                 #expect(transport.peerSending == .wholePackets, "one held window is a lone packet, not a stall")
             }
@@ -443,7 +443,7 @@ extension TransportIO {
                     listener.close()
                 }
                 let clock = ContinuousClock()
-                for count in 4...5 {
+                for count in 5...6 {
                     let began = clock.now
                     writeAll(controller, Packets.completedPackets.encoded)
                     #expect(recorder.packets(count: count).count == count)
@@ -452,7 +452,7 @@ extension TransportIO {
                 #expect(transport.peerSending == .waitsForACKs)
                 let began = clock.now
                 writeAll(controller, Packets.completedPackets.encoded)
-                #expect(recorder.packets(count: 6).count == 6)
+                #expect(recorder.packets(count: 7).count == 7)
                 #expect(began.duration(to: clock.now) < window * 0.9, "delivered at once")
             }
         }
@@ -468,7 +468,7 @@ extension TransportIO {
                     listener.close()
                 }
                 writeAll(controller, Packets.completedPackets.encoded)
-                #expect(recorder.packets(count: 4, within: .seconds(10)).last == Packets.completedPackets)
+                #expect(recorder.packets(count: 5, within: .seconds(10)).last == Packets.completedPackets)
             }
         }
 

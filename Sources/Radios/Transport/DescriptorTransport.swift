@@ -350,10 +350,11 @@ final class DescriptorTransport: Sendable {
     /// (`midPacket`) or not.
     private func classified(_ peer: PeerSending, packetsIn: Int, midPacket: Bool) -> PeerSending {
         if midPacket { return .waitsForACKs }
-        guard peer == .unknown, packetsIn >= 3, let segments = behaviour.segmentsReceived?(descriptor) else {
+        guard peer == .unknown, packetsIn >= 4, let segments = behaviour.segmentsReceived?(descriptor) else {
             return peer
         }
-        return segments <= UInt32(clamping: packetsIn) ? .wholePackets : .waitsForACKs
+        // One segment a packet, or two; half as many again allows a segment that came in since the read.
+        return UInt64(segments) * 2 <= UInt64(packetsIn) * 3 ? .wholePackets : .waitsForACKs
     }
 
     private func learn(_ sending: PeerSending, into peer: inout PeerSending) {
@@ -416,9 +417,10 @@ final class DescriptorTransport: Sendable {
 /// blerig's library sends each H4 indicator alone, then holds the packet behind it until the indicator is
 /// acknowledged). See docs/radios.md, "Waking once per answer".
 public enum PeerSending: UInt8, Sendable {
-    /// Fewer than three packets in: reads wake at the first byte.
+    /// Fewer than four packets in: reads wake at the first byte.
     case unknown
-    /// No more data segments than packets: reads may coalesce.
+    /// At most one data segment a packet (the count is taken after four packets, allowing half as many again for
+    /// one that came in since): reads may coalesce.
     case wholePackets
     /// More segments than packets, a read that ended inside a packet, or short packets that twice waited out a
     /// whole window (a controller that sends whole packets with Nagle on): reads never coalesce again.
