@@ -319,6 +319,37 @@ import Testing
         #expect(!fake.host.completionsCanWait)
     }
 
+    @Test func theRestOfAFragmentedResponseIsWhatTheHostWaitsFor() {
+        var fake = Self.connected(buffers: 1)
+        fake.carryOut(fake.host.sendATT([0x08, 0x01, 0x00, 0xFF, 0xFF, 0x03, 0x28], on: 0x40, at: .origin))
+        fake.returnBuffers(1, on: 0x40)
+        #expect(fake.host.completionsCanWait)
+        #expect(fake.host.bytesBeforeAnswer == 0, "nothing of the response is in: any packet may be its start")
+        // A Read By Type response of 96 bytes, 100 with L2CAP's header, in fragments of 27: 27, 27, 27, 19.
+        let response = L2CAP.BasicFrame.att([0x09, 0x15] + [UInt8](repeating: 0x33, count: 94))
+        let fragments = HCI.ACLDataPacket.packets(
+            carrying: response, handle: 0x40, direction: .controllerToHost, maximumDataLength: 27)
+        #expect(fragments.count == 4)
+        fake.deliver(HCI.H4Packet(fragments[0]))
+        // 73 bytes to come: at least one packet's indicator and ACL header with them.
+        #expect(fake.host.bytesBeforeAnswer == 1 + 4 + 73)
+        fake.deliver(HCI.H4Packet(fragments[1]))
+        #expect(fake.host.bytesBeforeAnswer == 1 + 4 + 46)
+        fake.deliver(HCI.H4Packet(fragments[2]))
+        fake.deliver(HCI.H4Packet(fragments[3]))
+        #expect(!fake.host.completionsCanWait && fake.host.bytesBeforeAnswer == 0, "the response is in")
+
+        // A second link awaiting an answer with nothing of it in: any packet may be its start.
+        fake.completeConnection(handle: 0x41, peer: DeviceAddress(0xC0_00_00_00_00_98, kind: .random))
+        fake.carryOut(fake.host.sendATT([0x0A, 0x03, 0x00], on: 0x41, at: .origin))
+        fake.returnBuffers(1, on: 0x41)
+        fake.carryOut(fake.host.sendATT([0x08, 0x01, 0x00, 0xFF, 0xFF, 0x03, 0x28], on: 0x40, at: .origin))
+        fake.returnBuffers(1, on: 0x40)
+        fake.deliver(HCI.H4Packet(fragments[0]))
+        #expect(fake.host.completionsCanWait)
+        #expect(fake.host.bytesBeforeAnswer == 0)
+    }
+
     @Test func aCommandAnsweredWithStatusLetsItsStatusWaitForItsEvent() {
         var fake = Self.connected()
         // LE Create Connection: its Command Status may wait for LE Connection Complete.

@@ -226,7 +226,7 @@ extension TransportIO {
                 // The host allows coalescing from the first packet, and answers every ACL packet.
                 let recorder = TransportRecorder()
                 recorder.start(transport) { packet in
-                    transport.coalesceShortPackets(true)
+                    transport.coalesceShortPackets(true, atLeast: 0)
                     if packet.type == .aclData { try? transport.send(Packets.acl([0xAA])) }
                 }
                 let clock = ContinuousClock()
@@ -369,14 +369,15 @@ extension TransportIO {
         /// A connected transport whose reader may coalesce from its first delivered packet on, as an HCI stack
         /// allows it on the reader thread after each packet (`allowed` says whether it does).
         private static func coalescing(
-            window: Duration, allowed: @escaping @Sendable () -> Bool = { true }
+            window: Duration, allowed: @escaping @Sendable () -> Bool = { true },
+            atLeast: @escaping @Sendable () -> Int = { 0 }
         ) throws -> (TestListener, TCPTransport, Int32, TransportRecorder) {
             let listener = try TestListener()
             let transport = try TCPTransport(
                 host: "127.0.0.1", port: listener.port, connectTimeout: .seconds(5), coalescingWindow: window)
             let controller = listener.accept()
             let recorder = TransportRecorder()
-            recorder.start(transport) { _ in transport.coalesceShortPackets(allowed()) }
+            recorder.start(transport) { _ in transport.coalesceShortPackets(allowed(), atLeast: atLeast()) }
             // Reads wake at the first byte until four packets have shown that each comes in one segment.
             for count in 1...4 {
                 writeAll(controller, Packets.resetComplete.encoded)
@@ -454,6 +455,29 @@ extension TransportIO {
                 writeAll(controller, Packets.completedPackets.encoded)
                 #expect(recorder.packets(count: 7).count == 7)
                 #expect(began.duration(to: clock.now) < window * 0.9, "delivered at once")
+            }
+        }
+
+        @Test("while the host awaits the rest of a fragmented response, the reader waits for all of it: one read")
+        func restOfAResponseInOneRead() throws {
+            try expectNoLeakedDescriptors {
+                let fragments = (0..<3).map { Packets.acl([UInt8](repeating: UInt8($0), count: 27)) }
+                let rest = fragments.map(\.encoded.count).reduce(0, +)
+                // The host says after every packet that it needs all three fragments.
+                let (listener, transport, controller, recorder) = try Self.coalescing(
+                    window: .seconds(30), atLeast: { rest })
+                defer {
+                    transport.close()
+                    Glibc.close(controller)
+                    listener.close()
+                }
+                let reads = transport.reads
+                for fragment in fragments {
+                    writeAll(controller, fragment.encoded)
+                    usleep(20_000)
+                }
+                #expect(recorder.packets(count: 7, within: .seconds(10)).suffix(3) == fragments[...])
+                #expect(transport.reads == reads + 1, "the three fragments in one read")
             }
         }
 

@@ -147,6 +147,21 @@ public struct HCIHost: Sendable {
         return awaited
     }
 
+    /// While ``completionsCanWait``: the fewest bytes of H4 stream the controller still has to send before the host
+    /// has anything to do, when every link that awaits an ATT response has part of it in. The rest of the response,
+    /// with one indicator and ACL header: a controller sends the rest in one packet or more, and never fewer bytes.
+    /// A transport may then wait for all of the response's fragments and wake once (docs/radios.md, "Waking once
+    /// per answer"). 0 when a packet of any length may be what the host needs.
+    public var bytesBeforeAnswer: Int {
+        guard outstanding == nil else { return 0 }
+        var fewest: Int?
+        for state in linkStates.values where state.awaitsATT {
+            guard let remaining = state.reassembler.remaining else { return 0 }
+            fewest = min(fewest ?? .max, 1 + 4 + remaining)
+        }
+        return fewest ?? 0
+    }
+
     /// When ``tick(at:)`` must next be called: the outstanding command's timeout.
     public var nextDeadline: RigInstant? {
         outstanding.map { $0.sentAt.advanced(by: configuration.commandTimeout) }

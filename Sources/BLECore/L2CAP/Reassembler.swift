@@ -14,6 +14,12 @@ extension L2CAP {
         /// True while a frame has started and not yet completed.
         public var hasPartialFrame: Bool { assembling }
 
+        /// Bytes of the frame being rebuilt still to come, once its header is in; nil when idle or before then.
+        public var remaining: Int? {
+            guard assembling, let expected = expectedLength else { return nil }
+            return expected - pending.count
+        }
+
         /// The frame's total length (header + payload) once its header is in, else nil.
         private var expectedLength: Int? {
             guard pending.count >= L2CAP.headerLength else { return nil }

@@ -1,5 +1,6 @@
 import BLECore
 import BenchCore
+import Radios
 import Synchronization
 
 /// One handshake as blerig's central sent it, packet for packet: from LE (Extended) Create Connection to Disconnect,
@@ -120,6 +121,15 @@ struct HandshakeReplay {
         case .linkUp, .linkDown: !statusIn
         case .commandDone: false
         }
+    }
+
+    /// The bytes a read may wait for, as blerig's transport waits for them (``HCIHost/bytesBeforeAnswer``): the rest
+    /// of a fragmented ATT response, with one indicator and ACL header; else more than a short packet while one may
+    /// wait; else none (0).
+    var bytesToWaitFor: Int32 {
+        guard shortPacketsCanWait else { return 0 }
+        guard remaining > 0 else { return TCPTransport.coalescingThreshold }
+        return max(TCPTransport.coalescingThreshold, Int32(clamping: 1 + 4 + remaining))
     }
 
     enum Progress: Equatable {

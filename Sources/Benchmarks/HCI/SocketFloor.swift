@@ -40,7 +40,7 @@ struct SocketFloor {
         let flags = fcntl(descriptor, F_GETFL)
         if flags >= 0 { _ = fcntl(descriptor, F_SETFL, flags & ~O_NONBLOCK) }
         var socket = ReplaySocket(descriptor: descriptor, host: host, port: port, patience: patience)
-        socket.setCoalescing(false)
+        socket.setCoalescing(0)
 
         // The controller set up as blerig's host sets it up, as far as a connection needs.
         let setup: [HCI.Command] = [
@@ -80,17 +80,16 @@ private struct ReplaySocket {
     /// Nothing was sent since the last read: it is acknowledged before the next one, as blerig's transport does.
     var unanswered = false
     var reads = 0
-    /// As blerig's transport coalesces while its host allows it (``TCPTransport/coalescingThreshold``).
-    var coalescing = false
+    /// The bytes a read waits for, as blerig's transport waits while its host allows it; 0: the first.
+    var coalescing: Int32 = 0
     var windowPassed = false
 
     /// The socket's low-water mark and timeout for a coalescing read, as blerig's transport sets them; otherwise the
     /// first byte and the replay's patience.
-    mutating func setCoalescing(_ on: Bool) {
+    mutating func setCoalescing(_ lowWater: Int32) {
         TCPTransport.setReadWait(
-            descriptor, lowWater: on ? TCPTransport.coalescingThreshold : 1,
-            timeout: on ? TCPTransport.coalescingWindow : patience)
-        coalescing = on
+            descriptor, lowWater: max(1, lowWater), timeout: lowWater > 0 ? TCPTransport.coalescingWindow : patience)
+        coalescing = lowWater
     }
 
     /// One pass through `replay`: its first packet, then each next one as its answer comes, until it is done.
@@ -135,14 +134,14 @@ private struct ReplaySocket {
                 TCPTransport.armQuickAck(descriptor)
                 unanswered = false
             }
-            let wanted = replay.shortPacketsCanWait && !windowPassed
+            let wanted = windowPassed ? 0 : replay.bytesToWaitFor
             if wanted != coalescing { setCoalescing(wanted) }
             let count = buffer.withUnsafeMutableBytes { raw in
                 recv(descriptor, raw.baseAddress! + held, raw.count - held, 0)
             }
             guard count > 0 else {
                 if count < 0, Errno.current.code == EINTR { continue }
-                if count < 0, Errno.current.code == EAGAIN, coalescing {
+                if count < 0, Errno.current.code == EAGAIN, coalescing > 0 {
                     windowPassed = true
                     continue
                 }

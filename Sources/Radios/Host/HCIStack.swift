@@ -253,7 +253,10 @@ public final class HCIStack: Sendable {
             finish(outcome)
         }
         // After the jobs the packet resumed, which may have sent the next request.
-        transport.coalesceShortPackets(state.withLock { !$0.closed && $0.host.completionsCanWait })
+        let (coalesce, bytes) = state.withLock { state in
+            state.closed || !state.host.completionsCanWait ? (false, 0) : (true, state.host.bytesBeforeAnswer)
+        }
+        transport.coalesceShortPackets(coalesce, atLeast: bytes)
     }
 
     func transportClosed(_ error: HCITransportError?) {

@@ -34,13 +34,13 @@ final class DescriptorTransport: Sendable {
         /// system call per read instead of two. ``DescriptorTransport/close()`` then wakes it with shutdown(2).
         /// Sockets only (a stream socket's shutdown ends a blocked recv; a tty has no such call).
         var blockingReads = false
-        /// With ``blockingReads``: sets the descriptor up for a coalescing read (true), one that wakes only once a
-        /// packet longer than a short one is in or a window has passed, while the host allows it
-        /// (``DescriptorTransport/coalesceShortPackets(_:)``), or back to waking at the first byte (false). nil:
-        /// every read wakes at the first byte.
-        var coalesce: (@Sendable (Int32, Bool) -> Void)?
-        /// With ``coalesce``: the bytes a coalescing read waits for. One that returns fewer met its window with a
-        /// short packet in.
+        /// With ``blockingReads``: sets the descriptor up for a coalescing read that wakes only once this many bytes
+        /// are in or a window has passed, while the host allows it
+        /// (``DescriptorTransport/coalesceShortPackets(_:atLeast:)``), or back to waking at the first byte (0).
+        /// nil: every read wakes at the first byte.
+        var coalesce: (@Sendable (Int32, Int) -> Void)?
+        /// With ``coalesce``: the fewest bytes a coalescing read waits for, more than a short packet. One that
+        /// returns fewer met its window with a short packet in.
         var coalescingLowWater = 1
         /// With ``coalesce``: the data segments the descriptor has received so far (TCP_INFO). Reads coalesce only
         /// once the controller is seen to send each packet whole, at most one segment per packet (see
@@ -76,8 +76,8 @@ final class DescriptorTransport: Sendable {
     private let wrote = Atomic(false)
     /// Reads that returned bytes, so far (a benchmark's wake-ups).
     let reads = Atomic(0)
-    /// The host allows the reader to coalesce short packets (``coalesceShortPackets(_:)``).
-    private let coalescingAllowed = Atomic(false)
+    /// The bytes a read may wait for, as the host allows (``coalesceShortPackets(_:atLeast:)``); 0: none.
+    private let coalescingAllowed = Atomic(0)
     /// What the reader has learnt of the controller's sending (a ``PeerSending``), for tests.
     private let peerSending = Atomic(PeerSending.unknown.rawValue)
 
@@ -175,10 +175,10 @@ final class DescriptorTransport: Sendable {
         }
     }
 
-    /// See ``HCITransport/coalesceShortPackets(_:)``; has effect only with ``Behaviour/coalesce``.
-    func coalesceShortPackets(_ on: Bool) {
+    /// See ``HCITransport/coalesceShortPackets(_:atLeast:)``; has effect only with ``Behaviour/coalesce``.
+    func coalesceShortPackets(_ on: Bool, atLeast bytes: Int) {
         guard behaviour.coalesce != nil else { return }
-        coalescingAllowed.store(on, ordering: .relaxed)
+        coalescingAllowed.store(on ? max(behaviour.coalescingLowWater, bytes) : 0, ordering: .relaxed)
     }
 
     private var closedError: HCITransportError { HCITransportError(.disconnected, "\(description) is closed") }
@@ -283,7 +283,8 @@ final class DescriptorTransport: Sendable {
         var buffer = [UInt8](repeating: 0, count: 1 + 4 + 65535)
         // Reused for every read: its storage is allocated once.
         var packets: [HCI.H4Packet] = []
-        var coalescing = false
+        // The bytes the current read waits for; 0: the first.
+        var coalescing = 0
         // A coalescing read that met its window with nothing in ends coalescing until the next packet is delivered:
         // a peer slow to answer then costs one more wake-up, not one per window.
         var windowPassed = false
@@ -292,7 +293,7 @@ final class DescriptorTransport: Sendable {
         var heldWindows = 0
         while true {
             if state.withLock({ $0.phase != .running }) { return nil }
-            let wanted = peer == .wholePackets && !windowPassed && coalescingAllowed.load(ordering: .relaxed)
+            let wanted = peer == .wholePackets && !windowPassed ? coalescingAllowed.load(ordering: .relaxed) : 0
             if wanted != coalescing {
                 behaviour.coalesce?(descriptor, wanted)
                 coalescing = wanted
@@ -300,7 +301,7 @@ final class DescriptorTransport: Sendable {
             let count = buffer.withUnsafeMutableBytes { raw in recv(descriptor, raw.baseAddress, raw.count, 0) }
             if count < 0 {
                 let error = Errno.current
-                if error.code == EAGAIN, coalescing { windowPassed = true }
+                if error.code == EAGAIN, coalescing > 0 { windowPassed = true }
                 if error.code == EINTR || error.code == EAGAIN { continue }
                 return behaviour.readFailed(error)
             }
@@ -309,7 +310,7 @@ final class DescriptorTransport: Sendable {
             if count == 0 { return behaviour.readFailed(nil) }
             // A short packet waited out the whole window: nothing came after it, or the controller holds what does
             // until the packet is acknowledged.
-            if coalescing, count < behaviour.coalescingLowWater {
+            if coalescing > 0, count < behaviour.coalescingLowWater {
                 heldWindows += 1
                 if heldWindows == Self.heldWindowsLimit { learn(.waitsForACKs, into: &peer) }
             }
@@ -444,5 +445,5 @@ extension DescriptorBackedTransport {
 
     public func close() { core.close() }
 
-    public func coalesceShortPackets(_ on: Bool) { core.coalesceShortPackets(on) }
+    public func coalesceShortPackets(_ on: Bool, atLeast bytes: Int) { core.coalesceShortPackets(on, atLeast: bytes) }
 }

@@ -29,11 +29,12 @@ public protocol HCITransport: AnyObject, Sendable, CustomStringConvertible {
     func close()
 
     /// While `on`, the reader may let a short packet wait a little for the packet after it, and wake once for both
-    /// (the host says when: ``HCIHost/completionsCanWait``). Called on the reader thread after each packet it
-    /// delivered. Transports that cannot do this ignore it.
-    func coalesceShortPackets(_ on: Bool)
+    /// (the host says when: ``HCIHost/completionsCanWait``); with `atLeast` more bytes than a short packet, it may
+    /// wait for that many (the rest of a fragmented ATT response: ``HCIHost/bytesBeforeAnswer``). Called on the
+    /// reader thread after each packet it delivered. Transports that cannot do this ignore it.
+    func coalesceShortPackets(_ on: Bool, atLeast bytes: Int)
 }
 
 extension HCITransport {
-    public func coalesceShortPackets(_ on: Bool) {}
+    public func coalesceShortPackets(_ on: Bool, atLeast bytes: Int) {}
 }

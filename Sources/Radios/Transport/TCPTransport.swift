@@ -37,9 +37,10 @@ public final class TCPTransport: DescriptorBackedTransport {
             descriptor: descriptor, description: spec.description,
             behaviour: .init(
                 framing: .stream, isSocket: true, acknowledgeUnanswered: Self.armQuickAck, blockingReads: true,
-                coalesce: { descriptor, on in
+                coalesce: { descriptor, bytes in
                     Self.setReadWait(
-                        descriptor, lowWater: on ? Self.coalescingThreshold : 1, timeout: on ? coalescingWindow : nil)
+                        descriptor, lowWater: bytes > 0 ? Int32(clamping: bytes) : 1,
+                        timeout: bytes > 0 ? coalescingWindow : nil)
                 },
                 coalescingLowWater: Int(Self.coalescingThreshold), segmentsReceived: Self.dataSegmentsIn,
                 readFailed: { error in
