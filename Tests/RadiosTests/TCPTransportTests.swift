@@ -387,15 +387,28 @@ extension TransportIO {
             return (listener, transport, controller, recorder)
         }
 
-        @Test("while the host allows it, a completed-packets event waits for the packet behind it: one read for both")
-        func shortPacketWaitsForTheNext() throws {
+        /// Runs `body` with a transport from ``coalescing(window:allowed:atLeast:)`` and the controller's end of its
+        /// connection, closes both, and checks that no descriptor leaked.
+        private static func withCoalescing(
+            window: Duration, allowed: @escaping @Sendable () -> Bool = { true },
+            atLeast: @escaping @Sendable () -> Int = { 0 },
+            _ body: (TCPTransport, Int32, TransportRecorder) throws -> Void
+        ) throws {
             try expectNoLeakedDescriptors {
-                let (listener, transport, controller, recorder) = try Self.coalescing(window: .seconds(30))
+                let (listener, transport, controller, recorder) = try coalescing(
+                    window: window, allowed: allowed, atLeast: atLeast)
                 defer {
                     transport.close()
                     Glibc.close(controller)
                     listener.close()
                 }
+                try body(transport, controller, recorder)
+            }
+        }
+
+        @Test("while the host allows it, a completed-packets event waits for the packet behind it: one read for both")
+        func shortPacketWaitsForTheNext() throws {
+            try Self.withCoalescing(window: .seconds(30)) { transport, controller, recorder in
                 writeAll(controller, Packets.completedPackets.encoded)
                 usleep(100_000)
                 #expect(recorder.packets.count == 4, "the 8-byte event alone does not wake the reader")
@@ -409,14 +422,8 @@ extension TransportIO {
 
         @Test("a short packet with nothing behind it comes out when the window ends, and the next one at once")
         func shortPacketAloneAfterTheWindow() throws {
-            try expectNoLeakedDescriptors {
-                let window = Duration.milliseconds(300)
-                let (listener, transport, controller, recorder) = try Self.coalescing(window: window)
-                defer {
-                    transport.close()
-                    Glibc.close(controller)
-                    listener.close()
-                }
+            let window = Duration.milliseconds(300)
+            try Self.withCoalescing(window: window) { transport, controller, recorder in
                 let clock = ContinuousClock()
                 let began = clock.now
                 writeAll(controller, Packets.disconnectionComplete.encoded)
@@ -435,14 +442,8 @@ extension TransportIO {
 
         @Test("short packets that twice wait out the window end coalescing: the controller may be holding what follows")
         func heldWindowsEndCoalescing() throws {
-            try expectNoLeakedDescriptors {
-                let window = Duration.milliseconds(300)
-                let (listener, transport, controller, recorder) = try Self.coalescing(window: window)
-                defer {
-                    transport.close()
-                    Glibc.close(controller)
-                    listener.close()
-                }
+            let window = Duration.milliseconds(300)
+            try Self.withCoalescing(window: window) { transport, controller, recorder in
                 let clock = ContinuousClock()
                 for count in 5...6 {
                     let began = clock.now
@@ -460,17 +461,10 @@ extension TransportIO {
 
         @Test("while the host awaits the rest of a fragmented response, the reader waits for all of it: one read")
         func restOfAResponseInOneRead() throws {
-            try expectNoLeakedDescriptors {
-                let fragments = (0..<3).map { Packets.acl([UInt8](repeating: UInt8($0), count: 27)) }
-                let rest = fragments.map(\.encoded.count).reduce(0, +)
-                // The host says after every packet that it needs all three fragments.
-                let (listener, transport, controller, recorder) = try Self.coalescing(
-                    window: .seconds(30), atLeast: { rest })
-                defer {
-                    transport.close()
-                    Glibc.close(controller)
-                    listener.close()
-                }
+            let fragments = (0..<3).map { Packets.acl([UInt8](repeating: UInt8($0), count: 27)) }
+            let rest = fragments.map(\.encoded.count).reduce(0, +)
+            // The host says after every packet that it needs all three fragments.
+            try Self.withCoalescing(window: .seconds(30), atLeast: { rest }) { transport, controller, recorder in
                 let reads = transport.reads
                 for fragment in fragments {
                     writeAll(controller, fragment.encoded)
@@ -483,14 +477,7 @@ extension TransportIO {
 
         @Test("when the host does not allow it, a short packet wakes the reader at once")
         func shortPacketNotHeldWhenNotAllowed() throws {
-            try expectNoLeakedDescriptors {
-                let (listener, transport, controller, recorder) = try Self.coalescing(
-                    window: .seconds(30), allowed: { false })
-                defer {
-                    transport.close()
-                    Glibc.close(controller)
-                    listener.close()
-                }
+            try Self.withCoalescing(window: .seconds(30), allowed: { false }) { transport, controller, recorder in
                 writeAll(controller, Packets.completedPackets.encoded)
                 #expect(recorder.packets(count: 5, within: .seconds(10)).last == Packets.completedPackets)
             }
