@@ -43,8 +43,7 @@ final class DescriptorTransport: Sendable {
         /// returns fewer met its window with a short packet in.
         var coalescingLowWater = 1
         /// With ``coalesce``: the data segments the descriptor has received so far (TCP_INFO). Reads coalesce only
-        /// once the controller is seen to send each packet whole, at most one segment per packet (see
-        /// ``PeerSending``).
+        /// once the controller is seen to send each packet whole, in one segment (see ``PeerSending``).
         var segmentsReceived: (@Sendable (Int32) -> UInt32?)?
         /// The error for a read that failed with an errno, or that met the end of the stream (nil).
         var readFailed: @Sendable (Errno?) -> HCITransportError
@@ -423,8 +422,8 @@ public enum PeerSending: UInt8, Sendable {
     /// At most one data segment a packet (the count is taken after four packets, allowing half as many again for
     /// one that came in since): reads may coalesce.
     case wholePackets
-    /// More segments than packets, a read that ended inside a packet, or short packets that twice waited out a
-    /// whole window (a controller that sends whole packets with Nagle on): reads never coalesce again.
+    /// More segments than that, a read that ended inside a packet, or short packets that twice waited out a whole
+    /// window (a controller that sends whole packets with Nagle on): reads never coalesce again.
     case waitsForACKs
 }
 

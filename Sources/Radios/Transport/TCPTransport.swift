@@ -117,7 +117,7 @@ public final class TCPTransport: DescriptorBackedTransport {
 
     /// The data segments `descriptor` has received (TCP_INFO's tcpi_data_segs_in, Linux 4.6 and later), or nil
     /// where the kernel does not say.
-    static func dataSegmentsIn(_ descriptor: Int32) -> UInt32? {
+    public static func dataSegmentsIn(_ descriptor: Int32) -> UInt32? {
         // struct tcp_info as <linux/tcp.h> lays it out; glibc's copy stops before this field.
         let offset = 152
         var info = [UInt8](repeating: 0, count: 256)

@@ -1,4 +1,5 @@
 import Foundation
+import Radios
 
 /// A plain blocking TCP client for tests that speak to rootcanal's ports byte by byte, as a host would.
 final class TCPTestClient {
@@ -57,16 +58,13 @@ final class TCPTestClient {
 }
 
 extension TCPTestClient {
-    /// The TCP segments with data this socket has received (`tcpi_data_segs_in` of TCP_INFO, Linux 4.6 and later):
-    /// how the peer's bytes were cut on the wire. glibc's `struct tcp_info` stops before the field, so it is read
-    /// at its offset in Linux's (`<linux/tcp.h>`: byte 152).
+    /// The TCP segments with data this socket has received (`tcpi_data_segs_in` of TCP_INFO, as blerig's transport
+    /// reads it): how the peer's bytes were cut on the wire.
     func dataSegmentsIn() throws -> UInt32 {
-        var info = [UInt8](repeating: 0, count: 256)
-        var length = socklen_t(info.count)
-        let status = info.withUnsafeMutableBytes { getsockopt(fd, Int32(IPPROTO_TCP), TCP_INFO, $0.baseAddress, &length) }
-        guard status == 0 else { throw TestFailure("TCP_INFO on port \(port): \(String(cString: strerror(errno)))") }
-        guard length >= 156 else { throw TestFailure("TCP_INFO on port \(port) has \(length) bytes: no tcpi_data_segs_in") }
-        return info.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 152, as: UInt32.self) }
+        guard let segments = TCPTransport.dataSegmentsIn(fd) else {
+            throw TestFailure("TCP_INFO on port \(port) gives no tcpi_data_segs_in: \(String(cString: strerror(errno)))")
+        }
+        return segments
     }
 }
 
