@@ -475,6 +475,42 @@ extension TransportIO {
             }
         }
 
+        @Test("a fragment already in when the reader starts to wait for the rest counts toward it: no window sat out")
+        func fragmentAlreadyInCounts() throws {
+            let fragments = (0..<3).map { Packets.acl([UInt8](repeating: UInt8($0), count: 27)) }
+            let rest = fragments.map(\.encoded.count).reduce(0, +)
+            // (deliveries so far, the controller's socket once the test has it)
+            let seen = Mutex<(Int, Int32?)>((0, nil))
+            // At the fifth delivery the host asks for all three fragments. The first is then already in the socket
+            // when the reader starts to wait: the delivery writes it and gives it time to arrive.
+            try Self.withCoalescing(
+                window: .seconds(30),
+                atLeast: {
+                    let (count, controller) = seen.withLock { state in
+                        state.0 += 1
+                        return state
+                    }
+                    guard count == 5, let controller else { return 0 }
+                    writeAll(controller, fragments[0].encoded)
+                    usleep(50_000)
+                    return rest
+                }
+            ) { transport, controller, recorder in
+                seen.withLock { $0.1 = controller }
+                let reads = transport.reads
+                // Longer than a short packet, so that it wakes the reader at once.
+                writeAll(controller, Packets.acl([9, 9, 9, 9, 9]).encoded)
+                #expect(recorder.packets(count: 5).count == 5)
+                usleep(100_000)
+                for fragment in fragments.dropFirst() {
+                    writeAll(controller, fragment.encoded)
+                    usleep(20_000)
+                }
+                #expect(recorder.packets(count: 8, within: .seconds(10)).suffix(3) == fragments[...])
+                #expect(transport.reads == reads + 2, "the packet, then the three fragments in one read")
+            }
+        }
+
         @Test("when the host does not allow it, a short packet wakes the reader at once")
         func shortPacketNotHeldWhenNotAllowed() throws {
             try Self.withCoalescing(window: .seconds(30), allowed: { false }) { transport, controller, recorder in

@@ -42,6 +42,8 @@ final class DescriptorTransport: Sendable {
         /// With ``coalesce``: the fewest bytes a coalescing read waits for, more than a short packet. One that
         /// returns fewer met its window with a short packet in.
         var coalescingLowWater = 1
+        /// With ``coalesce``: how long a coalescing read waits for its bytes.
+        var coalescingWindow = Duration.zero
         /// With ``coalesce``: the data segments the descriptor has received so far (TCP_INFO). Reads coalesce only
         /// once the controller is seen to send each packet whole, in one segment (see ``PeerSending``).
         var segmentsReceived: (@Sendable (Int32) -> UInt32?)?
@@ -297,7 +299,22 @@ final class DescriptorTransport: Sendable {
                 behaviour.coalesce?(descriptor, wanted)
                 coalescing = wanted
             }
-            let count = buffer.withUnsafeMutableBytes { raw in recv(descriptor, raw.baseAddress, raw.count, 0) }
+            // Waiting for more than a short packet (the rest of a fragmented response), poll(2) comes first: it counts
+            // every byte in the socket against the low-water mark. A blocking recv(2) that finds some already in copies
+            // them, then waits for the mark's worth of new ones, which may never come, and sits out the window.
+            var flags: Int32 = 0
+            if coalescing > behaviour.coalescingLowWater {
+                var ready = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+                let window = (behaviour.coalescingWindow / .milliseconds(1)).rounded(.up)
+                let polled = poll(&ready, 1, Int32(clamping: Int(window)))
+                if polled < 0, Errno.current.code == EINTR { continue }
+                if polled == 0 {
+                    windowPassed = true
+                    continue
+                }
+                flags = Int32(MSG_DONTWAIT)
+            }
+            let count = buffer.withUnsafeMutableBytes { raw in recv(descriptor, raw.baseAddress, raw.count, flags) }
             if count < 0 {
                 let error = Errno.current
                 if error.code == EAGAIN, coalescing > 0 { windowPassed = true }

@@ -42,7 +42,8 @@ public final class TCPTransport: DescriptorBackedTransport {
                         descriptor, lowWater: bytes > 0 ? Int32(clamping: bytes) : 1,
                         timeout: bytes > 0 ? coalescingWindow : nil)
                 },
-                coalescingLowWater: Int(Self.coalescingThreshold), segmentsReceived: Self.dataSegmentsIn,
+                coalescingLowWater: Int(Self.coalescingThreshold), coalescingWindow: coalescingWindow,
+                segmentsReceived: Self.dataSegmentsIn,
                 readFailed: { error in
                     switch error?.code {
                     case nil: HCITransportError(.disconnected, "\(controller) closed the connection")
