@@ -440,7 +440,7 @@ extension TransportIO {
             }
         }
 
-        @Test("short packets that twice wait out the window end coalescing: the controller may be holding what follows")
+        @Test("short packets that wait out the window twice in a row end coalescing: the controller may be holding what follows")
         func heldWindowsEndCoalescing() throws {
             let window = Duration.milliseconds(300)
             try Self.withCoalescing(window: window) { transport, controller, recorder in
@@ -457,6 +457,48 @@ extension TransportIO {
                 #expect(recorder.packets(count: 7).count == 7)
                 #expect(began.duration(to: clock.now) < window * 0.9, "delivered at once")
             }
+        }
+
+        @Test("a short packet held now and then, among reads that met their bytes, leaves coalescing on")
+        func occasionalHeldWindowKeepsCoalescing() throws {
+            let window = Duration.milliseconds(300)
+            try Self.withCoalescing(window: window) { transport, controller, recorder in
+                let clock = ContinuousClock()
+                // Longer than a short packet: it meets the read's bytes alone.
+                let response = Packets.acl([0x0B, 0x2A, 0x00, 0x01, 0x02])
+                var count = 4
+                // A slow moment, three answers in time, and another slow moment: as a loaded bench goes.
+                for packet in [Packets.completedPackets, response, response, response, Packets.completedPackets] {
+                    writeAll(controller, packet.encoded)
+                    count += 1
+                    #expect(recorder.packets(count: count).count == count)
+                }
+                #expect(transport.peerSending == .wholePackets, "two held windows apart are a slow controller")
+                // Still coalescing: the next short packet waits for what follows it.
+                let began = clock.now
+                writeAll(controller, Packets.completedPackets.encoded)
+                usleep(100_000)
+                #expect(recorder.packets.count == count, "the short packet waits")
+                writeAll(controller, response.encoded)
+                #expect(recorder.packets(count: count + 2, within: .seconds(10)).count == count + 2)
+                #expect(began.duration(to: clock.now) < window * 0.9, "the packet behind it ended the wait")
+            }
+        }
+
+        @Test("held reads end coalescing once they outweigh the reads that met their bytes, two for one")
+        func heldWindowsWeighed() {
+            var nagle = HeldWindows()
+            // A controller that holds the answer behind each short packet: held, then the answer, over and over.
+            #expect([true, false, true, false, true].map { nagle.count(held: $0) } == [false, false, false, false, true])
+            var twice = HeldWindows()
+            #expect([true, true].map { twice.count(held: $0) } == [false, true])
+            var loaded = HeldWindows()
+            // One held read in four, for a long run, never does.
+            let pattern = (0..<1000).map { $0 % 4 == 0 }
+            #expect(!pattern.map { loaded.count(held: $0) }.contains(true))
+            var slow = HeldWindows()
+            // One in two does.
+            #expect((0..<6).map { slow.count(held: $0 % 2 == 0) }.contains(true))
         }
 
         @Test("while the host awaits the rest of a fragmented response, the reader waits for all of it: one read")

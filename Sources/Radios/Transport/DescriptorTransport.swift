@@ -291,7 +291,7 @@ final class DescriptorTransport: Sendable {
         var windowPassed = false
         var peer = PeerSending.unknown
         var packetsIn = 0
-        var heldWindows = 0
+        var stalls = HeldWindows()
         while true {
             if state.withLock({ $0.phase != .running }) { return nil }
             let wanted = peer == .wholePackets && !windowPassed ? coalescingAllowed.load(ordering: .relaxed) : 0
@@ -324,11 +324,10 @@ final class DescriptorTransport: Sendable {
             windowPassed = false
             // The end of the stream, or close() shut the socket down (then finish reports no error).
             if count == 0 { return behaviour.readFailed(nil) }
-            // A short packet waited out the whole window: nothing came after it, or the controller holds what does
-            // until the packet is acknowledged.
-            if coalescing > 0, count < behaviour.coalescingLowWater {
-                heldWindows += 1
-                if heldWindows == Self.heldWindowsLimit { learn(.waitsForACKs, into: &peer) }
+            // A short packet that waited out the whole window: nothing came after it in time, or the controller holds
+            // what does until the packet is acknowledged.
+            if coalescing > 0, stalls.count(held: count < behaviour.coalescingLowWater) {
+                learn(.waitsForACKs, into: &peer)
             }
             readReturned()
             defer { afterRead() }
@@ -360,16 +359,12 @@ final class DescriptorTransport: Sendable {
         acknowledge(descriptor)
     }
 
-    /// Short packets held a whole window twice: the controller waits for ACKs (``PeerSending/waitsForACKs``).
-    static let heldWindowsLimit = 2
-
     /// How the controller sends, from what came in so far: `packetsIn` packets, the last read ending inside one
-    /// (`midPacket`) or not.
+    /// (`midPacket`) or not. Decided once; what coalescing then costs is ``HeldWindows``' to judge.
     private func classified(_ peer: PeerSending, packetsIn: Int, midPacket: Bool) -> PeerSending {
+        guard peer == .unknown else { return peer }
         if midPacket { return .waitsForACKs }
-        guard peer == .unknown, packetsIn >= 4, let segments = behaviour.segmentsReceived?(descriptor) else {
-            return peer
-        }
+        guard packetsIn >= 4, let segments = behaviour.segmentsReceived?(descriptor) else { return peer }
         // One segment a packet, or two; half as many again allows a segment that came in since the read.
         return UInt64(segments) * 2 <= UInt64(packetsIn) * 3 ? .wholePackets : .waitsForACKs
     }
@@ -428,6 +423,26 @@ final class DescriptorTransport: Sendable {
     }
 }
 
+/// Whether coalescing reads still pay, from the ones that returned bytes: a read that met its bytes saved a wake-up;
+/// one that returned a short packet after the whole window (held) saved none and delayed the packet. A controller
+/// that holds what follows a short packet until it is acknowledged (one that sends whole packets with Nagle on)
+/// holds every such read, one in two of the coalescing reads; a controller slow for a moment (a loaded machine, a
+/// rootcanal that missed its tick) holds one now and then, and coalescing goes on. Each held read adds
+/// ``heldCost``, each read that met its bytes takes one off, and a total of ``limit`` ends coalescing: a stalling
+/// controller's third held read (the answer it held comes in between), two held reads in a row, or held reads more
+/// than a third of the coalescing ones for a while.
+struct HeldWindows {
+    static let heldCost = 2
+    static let limit = 4
+    private(set) var debt = 0
+
+    /// Counts one coalescing read that returned bytes; true once coalescing no longer pays.
+    mutating func count(held: Bool) -> Bool {
+        debt = held ? debt + Self.heldCost : max(0, debt - 1)
+        return debt >= Self.limit
+    }
+}
+
 /// What a controller's way of sending over TCP lets a coalescing read do. Such a read leaves the bytes in
 /// unacknowledged until more are in: free with a controller that sends each packet whole with Nagle off (the
 /// rootcanal blerig starts), a stall with one that waits for the ACK before it sends more (a rootcanal started without
@@ -439,8 +454,9 @@ public enum PeerSending: UInt8, Sendable {
     /// At most one data segment a packet (the count is taken after four packets, allowing half as many again for
     /// one that came in since): reads may coalesce.
     case wholePackets
-    /// More segments than that, a read that ended inside a packet, or short packets that twice waited out a whole
-    /// window (a controller that sends whole packets with Nagle on): reads never coalesce again.
+    /// More segments than that, or a read that ended inside a packet, before the count; or, once reads coalesce,
+    /// short packets that wait out whole windows too often for coalescing to pay (a controller that sends whole
+    /// packets with Nagle on, see ``HeldWindows``): reads never coalesce again.
     case waitsForACKs
 }
 
