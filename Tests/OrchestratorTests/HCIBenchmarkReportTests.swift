@@ -113,3 +113,31 @@ extension HCIBenchmarkReportTests {
         #expect(try report.json().contains("\"host_replay\""))
     }
 }
+
+extension HCIBenchmarkReportTests {
+    @Test("a central's two halves make one run: every handshake, the CPU of both, the writes and stream of the second")
+    func halvesJoin() {
+        let first = CentralMeasurement(
+            connectMs: [4, 5], handshakeMs: [24, 25], attRequests: [10, 10], cpuS: 0.002, harnessCpuS: 0.001,
+            loopS: 0.05, readsPerHandshake: 20, writeMs: [], stream: .none, mtu: 0)
+        let second = CentralMeasurement(
+            connectMs: [6, 7, 8], handshakeMs: [26, 27, 28], attRequests: [10, 10, 10], cpuS: 0.003,
+            harnessCpuS: 0.002, loopS: 0.07, readsPerHandshake: 10, writeMs: [1.5, 1.6],
+            stream: .init(values: 10, bytes: 2440, gaps: 0, seconds: 1, size: 244), mtu: 247)
+        let joined = first.followed(by: second)
+        #expect(joined.connectMs == [4, 5, 6, 7, 8])
+        #expect(joined.handshakeMs == [24, 25, 26, 27, 28])
+        #expect(joined.attRequests.count == 5)
+        #expect(abs(joined.cpuS - 0.005) < 1e-12 && abs((joined.harnessCpuS ?? 0) - 0.003) < 1e-12)
+        #expect(abs(joined.loopS - 0.12) < 1e-12)
+        // Per handshake over all five: (2 × 20 + 3 × 10) / 5.
+        #expect(joined.readsPerHandshake == 14)
+        #expect(abs(joined.cpuMsPerHandshake - 1.0) < 1e-9)
+        #expect(joined.writeMs == [1.5, 1.6] && joined.stream == second.stream && joined.mtu == 247)
+        // Bumble's process counts no harness and no reads.
+        let bumble = CentralMeasurement(
+            connectMs: [4], handshakeMs: [24], attRequests: [10], cpuS: 0.01, loopS: 0.03, writeMs: [], stream: .none,
+            mtu: 0)
+        #expect(bumble.followed(by: bumble).harnessCpuS == nil && bumble.followed(by: bumble).readsPerHandshake == nil)
+    }
+}

@@ -24,6 +24,9 @@ struct BlerigCentralBenchmark {
     let target: DeviceAddress
     let options: HCIBenchmark.Options
     var path: Path = .benchmark
+    /// After the timed handshakes, the writes and the stream (and the recorder's handshake); false: the handshakes
+    /// alone, `options.handshakes` of them (the first half of ``HCIBenchmark``'s run).
+    var tail = true
     /// On the benchmark path, hears the traffic of one more handshake after the timed ones (for ``SocketFloor``).
     var recorder: TrafficRecorder?
 
@@ -145,6 +148,12 @@ struct BlerigCentralBenchmark {
         let loop = loopStarted.duration(to: clock.now)
         let readsPerHandshake = reads().flatMap { after in
             readsBefore.map { Double(after - $0) / Double(max(1, options.handshakes)) }
+        }
+        guard tail else {
+            return CentralMeasurement(
+                connectMs: connects, handshakeMs: handshakes, attRequests: requests, cpuS: (cpu - harness).seconds,
+                harnessCpuS: harness.seconds, loopS: loop.seconds, readsPerHandshake: readsPerHandshake, writeMs: [],
+                stream: .none, mtu: 0)
         }
         if let recorder, let stack {
             stack.capture(into: recorder, as: "bench")

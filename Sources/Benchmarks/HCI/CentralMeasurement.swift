@@ -47,6 +47,9 @@ public struct CentralMeasurement: Sendable, Hashable, Codable {
 
         /// Value bytes per second, in kB/s (1 kB = 1000 bytes).
         public var kilobytesPerSecond: Double { seconds > 0 ? Double(bytes) / seconds / 1000 : 0 }
+
+        /// No stream: a part of a central's run that timed handshakes only.
+        public static let none = Stream(values: 0, bytes: 0, gaps: 0, seconds: 0, size: 0)
     }
 
     public init(
@@ -63,6 +66,24 @@ public struct CentralMeasurement: Sendable, Hashable, Codable {
         self.writeMs = writeMs
         self.stream = stream
         self.mtu = mtu
+    }
+
+    /// One central's run from two parts (``HCIBenchmark`` times each central's handshakes in two halves): this one's
+    /// handshakes, then `later`'s, their CPU and wall times added; the writes, the stream and the MTU are `later`'s,
+    /// which ran them.
+    public func followed(by later: CentralMeasurement) -> CentralMeasurement {
+        let handshakes = handshakeMs.count + later.handshakeMs.count
+        var reads: Double?
+        if let first = readsPerHandshake, let second = later.readsPerHandshake, handshakes > 0 {
+            reads = (first * Double(handshakeMs.count) + second * Double(later.handshakeMs.count)) / Double(handshakes)
+        }
+        var harness: Double?
+        if harnessCpuS != nil || later.harnessCpuS != nil { harness = (harnessCpuS ?? 0) + (later.harnessCpuS ?? 0) }
+        return CentralMeasurement(
+            connectMs: connectMs + later.connectMs, handshakeMs: handshakeMs + later.handshakeMs,
+            attRequests: attRequests + later.attRequests, cpuS: cpuS + later.cpuS, harnessCpuS: harness,
+            loopS: loopS + later.loopS, readsPerHandshake: reads ?? later.readsPerHandshake, writeMs: later.writeMs,
+            stream: later.stream, mtu: later.mtu)
     }
 
     /// CPU milliseconds per handshake.

@@ -9,9 +9,11 @@ import Radios
 /// time on a controller of its own:
 ///
 /// Three centrals take their turn: blerig's on the benchmark's path and on the campaign's (see
-/// ``BlerigCentralBenchmark/Path``), then Bumble's. Between the campaign's and Bumble's, the socket floor
-/// (``SocketFloor``) replays the packets of one more handshake of blerig's benchmark path, recorded after its timed
-/// ones, `handshakes` times on a bare socket: what the kernel charges any central for them. Then the host alone
+/// ``BlerigCentralBenchmark/Path``), and Bumble's. Each times its handshakes in two halves, in the order blerig,
+/// campaign, Bumble, Bumble, campaign, blerig, so that a machine growing slower or faster over the run weighs on all
+/// three alike; the second half runs steps 2 and 3 below too. Then the socket floor (``SocketFloor``) replays the
+/// packets of one more handshake of blerig's benchmark path, recorded after its timed ones, `handshakes` times on a
+/// bare socket: what the kernel charges any central for them. Then the host alone
 /// (``HostReplay``) runs blerig's benchmark central on a controller played back from a recording, in this process,
 /// ``hostReplaysPerHandshake`` times as many handshakes: what blerig's host code costs with no socket. Each central:
 ///
@@ -88,18 +90,52 @@ public struct HCIBenchmark: Sendable {
             }
             progress("peripheral.py advertising as \(address)")
 
-            progress("blerig's central: \(options.handshakes) handshakes, \(options.writeCount) writes, stream")
+            // Each central's handshakes in two halves, in the order blerig, campaign, Bumble, Bumble, campaign,
+            // blerig: a machine that grows slower or faster over the run weighs on the three alike, where one block
+            // each would hand whatever changed between them to whichever ran last. The second half runs the writes
+            // and the stream too.
+            let spec = try HCITransportSpec.parse(rootcanal.hciSpec)
+            let first = options.handshakes / 2
+            var half = options
+            half.handshakes = first
+            var second = options
+            second.handshakes = options.handshakes - first
+            second.writes = options.writeCount
+            let captures = FileManager.default.temporaryDirectory.path
+            func blerigCentral(_ options: Options, path: BlerigCentralBenchmark.Path, tail: Bool)
+                -> BlerigCentralBenchmark
+            {
+                BlerigCentralBenchmark(hci: spec, target: address, options: options, path: path, tail: tail)
+            }
+            var earlier: (blerig: CentralMeasurement, campaign: CentralMeasurement, bumble: CentralMeasurement)?
+            if first > 0 {
+                progress("blerig's central: \(first) handshakes (first half)")
+                let blerig = try await blerigCentral(half, path: .benchmark, tail: false).run()
+                progress("blerig's campaign path: \(first) handshakes (first half)")
+                let campaign = try await blerigCentral(half, path: .campaign(capturesRoot: captures), tail: false).run()
+                progress("Bumble's central: \(first) handshakes (first half)")
+                let (bumble, _) = try await runBumble(
+                    half, venv: venv, peers: peers, hci: rootcanal.hciSpec, target: ready.address, tail: false)
+                earlier = (blerig, campaign, bumble)
+            }
+            let rest = "\(second.handshakes) handshakes\(first > 0 ? " (second half)" : ""), "
+                + "\(options.writeCount) writes, stream"
+            progress("Bumble's central: \(rest)")
+            let (bumbleRest, versions) = try await runBumble(
+                second, venv: venv, peers: peers, hci: rootcanal.hciSpec, target: ready.address, tail: true)
+            var bumble = bumbleRest
+            progress("blerig's campaign path: \(rest)")
+            var campaign = try await blerigCentral(second, path: .campaign(capturesRoot: captures), tail: true).run()
+            progress("blerig's central: \(rest)")
             let recorder = TrafficRecorder()
-            let blerig = try await BlerigCentralBenchmark(
-                hci: try HCITransportSpec.parse(rootcanal.hciSpec), target: address, options: options,
-                recorder: recorder
-            ).run()
-
-            progress("blerig's campaign path: \(options.handshakes) handshakes, \(options.writeCount) writes, stream")
-            let campaign = try await BlerigCentralBenchmark(
-                hci: try HCITransportSpec.parse(rootcanal.hciSpec), target: address, options: options,
-                path: .campaign(capturesRoot: FileManager.default.temporaryDirectory.path)
-            ).run()
+            var benchmarkPath = blerigCentral(second, path: .benchmark, tail: true)
+            benchmarkPath.recorder = recorder
+            var blerig = try await benchmarkPath.run()
+            if let earlier {
+                blerig = earlier.blerig.followed(by: blerig)
+                campaign = earlier.campaign.followed(by: campaign)
+                bumble = earlier.bumble.followed(by: bumble)
+            }
 
             progress("the socket floor: blerig's handshake replayed \(options.handshakes) times with no host")
             guard case let .tcp(host, port) = try HCITransportSpec.parse(rootcanal.hciSpec) else {
@@ -118,10 +154,6 @@ public struct HCIBenchmark: Sendable {
                 handshakes: replays
             ).run()
 
-            progress("Bumble's central: \(options.handshakes) handshakes, \(options.writeCount) writes, stream")
-            let (bumble, versions) = try await runBumble(
-                venv: venv, peers: peers, hci: rootcanal.hciSpec, target: ready.address)
-
             await script.stop()
             await rootcanal.stop()
             return HCIBenchmarkReport(
@@ -139,9 +171,10 @@ public struct HCIBenchmark: Sendable {
     /// tick, and more of them steady the figure.
     public static let hostReplaysPerHandshake = 20
 
-    /// Runs `bench_central.py` to its RESULT line.
+    /// Runs `bench_central.py` to its RESULT line: `options.handshakes` handshakes, then the writes and the stream
+    /// unless `tail` is false.
     private func runBumble(
-        venv: InteropVenv, peers: String, hci: String, target: String
+        _ options: Options, venv: InteropVenv, peers: String, hci: String, target: String, tail: Bool
     ) async throws -> (CentralMeasurement, [String: String]) {
         let script = try PeerScript.start(
             "bench_central.py", in: peers, venv: venv,
@@ -150,7 +183,7 @@ public struct HCIBenchmark: Sendable {
                 "--writes", "\(options.writeCount)", "--write-size", "\(options.writeSize)",
                 "--tick-ms", "\(options.tick.milliseconds)", "--phase-seed", "\(options.phaseSeed)",
                 "--stream-ms", "\(Int(options.streamDuration.milliseconds))", "--mtu", "\(options.mtu)",
-            ])
+            ] + (tail ? [] : ["--handshakes-only"]))
         do {
             // A handshake takes well under a second; the stream its duration.
             let limit =

@@ -176,7 +176,9 @@ public struct HCIBenchmarkReport: Sendable, Hashable, Encodable {
         lines.append(
             "p50/p95 are nearest-rank percentiles; CPU is the central's process over the handshake loop, less the "
                 + "benchmark's own reading of rootcanal's and the peripheral's output in blerig's process; the "
-                + "campaign column is blerig's central as a campaign builds it (captures written, as in a run).")
+                + "campaign column is blerig's central as a campaign builds it (captures written, as in a run). Each "
+                + "central's handshakes ran in two halves, in the order blerig, campaign, Bumble, Bumble, campaign, "
+                + "blerig, so that a machine growing slower or faster over the run weighs on all three alike.")
         lines.append(
             "rootcanal delivers on its tick. Each timed write first waits a random part of a tick (the same seeded "
                 + "waits in both centrals), so its round trip is 1.5 ticks on average plus the host's send and receive "

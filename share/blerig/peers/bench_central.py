@@ -4,7 +4,7 @@ blerig's central runs against peripheral.py, timed and counted the same way, so 
 
     .venv-interop/bin/python bench_central.py --hci tcp:127.0.0.1:PORT --target ADDRESS
         [--handshakes 50] [--writes 50] [--write-size 20] [--stream-ms 3000] [--mtu 247] [--tick-ms 1]
-        [--phase-seed 1]
+        [--phase-seed 1] [--handshakes-only]
 
 A handshake is: connect (request → link up), Exchange MTU, discover all primary services, the characteristics of
 each, the descriptors of notify_source, then its CCCD written (subscribed); then disconnect and wait for the link
@@ -14,7 +14,9 @@ centrals send the same requests; every ATT request the GATT client sends is coun
 `--writes` write requests to `echo`, each timed, and the STREAM command for `--stream-ms`, whose values are counted
 until the end-of-stream value. Before each write the central waits a random part of rootcanal's tick (`--tick-ms`,
 drawn from `--phase-seed`): rootcanal delivers on its tick, and a write sent right after the previous response would
-measure two ticks less the central's own loop rather than its host.
+measure two ticks less the central's own loop rather than its host. With `--handshakes-only` the run ends after the
+handshake loop: no writes, no stream (`blerig bench hci` times each central's handshakes in two halves, and only the
+second runs the rest).
 
 Prints `READY {json}` once its host is up, then one `RESULT {json}` (every sample in milliseconds, so the caller
 computes the statistics for both centrals alike) and exits 0, or one `ERROR {"stage", "error"}` and exits 1.
@@ -201,6 +203,16 @@ async def run(arguments: argparse.Namespace, device: Device) -> dict[str, Any]:
         await disconnect(session)
     cpu = time.process_time() - cpu_before
     loop = time.perf_counter() - wall_before
+    timed = {
+        "connect_ms": connect_ms,
+        "handshake_ms": handshake_ms,
+        "att_requests": requests,
+        "cpu_s": cpu,
+        "loop_s": loop,
+    }
+    if arguments.handshakes_only:
+        no_stream = {"values": 0, "bytes": 0, "gaps": 0, "seconds": 0, "size": 0}
+        return timed | {"write_ms": [], "stream": no_stream, "mtu": 0}
 
     session, _, _ = await handshake(device, target, arguments.mtu)
     echo = session.characteristics.get(ECHO)
@@ -224,16 +236,7 @@ async def run(arguments: argparse.Namespace, device: Device) -> dict[str, Any]:
 
     stream = await measure_stream(session, command, arguments.stream_ms, session.connection.att_mtu - 3)
     await disconnect(session)
-    return {
-        "connect_ms": connect_ms,
-        "handshake_ms": handshake_ms,
-        "att_requests": requests,
-        "cpu_s": cpu,
-        "loop_s": loop,
-        "write_ms": write_ms,
-        "stream": stream,
-        "mtu": session.connection.att_mtu,
-    }
+    return timed | {"write_ms": write_ms, "stream": stream, "mtu": session.connection.att_mtu}
 
 
 async def measure_stream(session: Session, command: CharacteristicProxy, duration_ms: int, size: int) -> dict[str, Any]:
@@ -294,6 +297,9 @@ async def main() -> int:
     parser.add_argument("--write-size", type=int, default=20, help="bytes per write to echo")
     parser.add_argument("--stream-ms", type=int, default=3000, help="milliseconds of STREAM")
     parser.add_argument("--mtu", type=int, default=247, help="ATT MTU to ask for")
+    parser.add_argument(
+        "--handshakes-only", action="store_true", help="time the handshakes, then stop: no writes, no stream"
+    )
     arguments = parser.parse_args()
     setup_logging("bench_central")
     watch_lifeline(not arguments.no_lifeline)
