@@ -20,7 +20,8 @@ import Radios
 /// 1. `handshakes` handshakes, each connect → Exchange MTU → all primary services → the characteristics of each
 ///    → the descriptors of notify_source → its CCCD written ("subscribed"), then disconnect and wait for the link
 ///    to go down. Timed: connect (request → link up) and handshake (request → subscribed); counted: the ATT
-///    requests of each; and the central process's CPU time over the whole loop.
+///    requests of each; and the central process's CPU time over the whole loop. One untimed handshake comes first
+///    in each half, so that the first-time work of a fresh stack or process is counted in neither.
 /// 2. On one more link set up the same way: `writes` write requests to `echo`, each timed, each after a random wait
 ///    of up to one tick (``Options/phaseSeed``).
 /// 3. The STREAM command for `streamDuration` at ATT_MTU − 3 bytes per value: value bytes per second, and the
