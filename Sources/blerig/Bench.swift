@@ -199,7 +199,9 @@ extension Blerig.Bench {
                 LineOutput.standardOutput.print(try report.json())
             } else {
                 for line in report.lines { LineOutput.standardOutput.print(line) }
-                LineOutput.standardOutput.print("before: \(before.line); after: \(MachineLoad.now.line)")
+                let after = MachineLoad.now
+                let steal = after.stealLine(since: before).map { "; over the run, \($0)" } ?? ""
+                LineOutput.standardOutput.print("before: \(before.line); after: \(after.line)\(steal)")
             }
         }
     }
