@@ -82,7 +82,7 @@ public struct CentralMeasurement: Sendable, Hashable, Codable {
         return CentralMeasurement(
             connectMs: connectMs + later.connectMs, handshakeMs: handshakeMs + later.handshakeMs,
             attRequests: attRequests + later.attRequests, cpuS: cpuS + later.cpuS, harnessCpuS: harness,
-            loopS: loopS + later.loopS, readsPerHandshake: reads ?? later.readsPerHandshake, writeMs: later.writeMs,
+            loopS: loopS + later.loopS, readsPerHandshake: reads, writeMs: later.writeMs,
             stream: later.stream, mtu: later.mtu)
     }
 
