@@ -165,6 +165,13 @@ extension Blerig.Bench {
         @Option(help: "Handshakes per central.")
         var handshakes = 50
 
+        @Option(
+            help: """
+                Parts each central's handshakes are timed in, the centrals taking turns (blerig, campaign, Bumble, \
+                then backwards), so that a change in the machine's load weighs on all three alike.
+                """)
+        var parts = 10
+
         @Option(help: "Write requests per central, each after a random wait of up to one rootcanal tick.")
         var writes = 1000
 
@@ -176,6 +183,7 @@ extension Blerig.Bench {
 
         func validate() throws {
             guard (1...10_000).contains(handshakes) else { throw ValidationError("--handshakes must be 1 to 10000") }
+            guard (1...1000).contains(parts) else { throw ValidationError("--parts must be 1 to 1000") }
             guard (1...100_000).contains(writes) else { throw ValidationError("--writes must be 1 to 100000") }
             guard (1...60).contains(streamSeconds) else { throw ValidationError("--stream-seconds must be 1 to 60") }
         }
@@ -183,6 +191,7 @@ extension Blerig.Bench {
         func run() async throws {
             var options = HCIBenchmark.Options()
             options.handshakes = handshakes
+            options.parts = parts
             options.writes = writes
             options.streamDuration = .seconds(streamSeconds)
             let report: HCIBenchmarkReport

@@ -25,8 +25,8 @@ extension Interop {
                 #expect(row.ratio > 0, "the ratio of \(row.metric) is \(row.ratio)")
             }
             for central in [report.blerig, report.campaign, report.bumble] {
-                // Each central timed its handshakes in two halves, 1 and then 2 with the writes and the stream
-                // (bench_central.py's first with --handshakes-only): all of them joined, the writes once.
+                // Each central timed its handshakes in three parts of one, taking turns with the others (Bumble's
+                // through bench_central.py --control), then the writes and the stream: all joined, the writes once.
                 #expect(central.handshakeMs.count == 3 && central.connectMs.count == 3 && central.writeMs.count == 40)
                 // Each write starts at a random phase of the 1 ms tick, so the round trips spread over most of a tick;
                 // writes sent right after each response would all read two ticks less the loop, within microseconds.
@@ -61,6 +61,7 @@ extension Interop {
             #expect(report.blerig.attRequests == report.bumble.attRequests)
             #expect(report.campaign.attRequests == report.bumble.attRequests)
             #expect(report.tickMilliseconds == 1)
+            #expect(report.parts == 3)
             #expect(report.versions["bumble"] == "0.0.236" && report.versions["rootcanal"] == "1.10.0")
 
             let table = report.lines.joined(separator: "\n")

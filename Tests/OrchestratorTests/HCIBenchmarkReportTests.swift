@@ -115,29 +115,56 @@ extension HCIBenchmarkReportTests {
 }
 
 extension HCIBenchmarkReportTests {
-    @Test("a central's two halves make one run: every handshake, the CPU of both, the writes and stream of the second")
-    func halvesJoin() {
+    @Test("a central's parts and tail make one run: every handshake, the CPU of all parts, the writes and stream of the tail")
+    func partsJoin() throws {
         let first = CentralMeasurement(
             connectMs: [4, 5], handshakeMs: [24, 25], attRequests: [10, 10], cpuS: 0.002, harnessCpuS: 0.001,
             loopS: 0.05, readsPerHandshake: 20, writeMs: [], stream: .none, mtu: 0)
         let second = CentralMeasurement(
             connectMs: [6, 7, 8], handshakeMs: [26, 27, 28], attRequests: [10, 10, 10], cpuS: 0.003,
-            harnessCpuS: 0.002, loopS: 0.07, readsPerHandshake: 10, writeMs: [1.5, 1.6],
+            harnessCpuS: 0.002, loopS: 0.07, readsPerHandshake: 10, writeMs: [], stream: .none, mtu: 0)
+        // The tail: the writes and the stream, no handshake samples, no reads counted.
+        let tail = CentralMeasurement(
+            connectMs: [], handshakeMs: [], attRequests: [], cpuS: 0, loopS: 0, writeMs: [1.5, 1.6],
             stream: .init(values: 10, bytes: 2440, gaps: 0, seconds: 1, size: 244), mtu: 247)
-        let joined = first.followed(by: second)
+        let joined = try #require(CentralMeasurement.joined([first, second, tail]))
         #expect(joined.connectMs == [4, 5, 6, 7, 8])
         #expect(joined.handshakeMs == [24, 25, 26, 27, 28])
         #expect(joined.attRequests.count == 5)
         #expect(abs(joined.cpuS - 0.005) < 1e-12 && abs((joined.harnessCpuS ?? 0) - 0.003) < 1e-12)
         #expect(abs(joined.loopS - 0.12) < 1e-12)
-        // Per handshake over all five: (2 × 20 + 3 × 10) / 5.
+        // Per handshake over all five: (2 × 20 + 3 × 10) / 5; the tail, with no handshakes, does not weigh.
         #expect(joined.readsPerHandshake == 14)
         #expect(abs(joined.cpuMsPerHandshake - 1.0) < 1e-9)
-        #expect(joined.writeMs == [1.5, 1.6] && joined.stream == second.stream && joined.mtu == 247)
+        #expect(joined.writeMs == [1.5, 1.6] && joined.stream == tail.stream && joined.mtu == 247)
+        #expect(CentralMeasurement.joined([]) == nil)
+        // A part with handshakes and no reads counted leaves the run's reads unknown.
+        var uncounted = second
+        uncounted.readsPerHandshake = nil
+        #expect(CentralMeasurement.joined([first, uncounted, tail])?.readsPerHandshake == nil)
         // Bumble's process counts no harness and no reads.
         let bumble = CentralMeasurement(
             connectMs: [4], handshakeMs: [24], attRequests: [10], cpuS: 0.01, loopS: 0.03, writeMs: [], stream: .none,
             mtu: 0)
-        #expect(bumble.followed(by: bumble).harnessCpuS == nil && bumble.followed(by: bumble).readsPerHandshake == nil)
+        let bumbleRun = try #require(CentralMeasurement.joined([bumble, bumble, tail]))
+        #expect(bumbleRun.harnessCpuS == nil && bumbleRun.readsPerHandshake == nil)
+    }
+
+    @Test("handshakes split into parts as evenly as they go, the centrals' turns alternating in direction")
+    func partsAndTurns() {
+        #expect(HCIBenchmark.partSizes(handshakes: 50, parts: 10) == Array(repeating: 5, count: 10))
+        #expect(HCIBenchmark.partSizes(handshakes: 53, parts: 10) == [6, 6, 6, 5, 5, 5, 5, 5, 5, 5])
+        // Never a part without a handshake, never no part.
+        #expect(HCIBenchmark.partSizes(handshakes: 3, parts: 10) == [1, 1, 1])
+        #expect(HCIBenchmark.partSizes(handshakes: 7, parts: 1) == [7])
+        #expect(HCIBenchmark.partSizes(handshakes: 7, parts: 0) == [7])
+        for (handshakes, parts) in [(50, 10), (53, 10), (3, 10), (1000, 7)] {
+            #expect(HCIBenchmark.partSizes(handshakes: handshakes, parts: parts).reduce(0, +) == handshakes)
+        }
+        // Over two parts each central runs once early and once late: every position sums to the same.
+        let two = HCIBenchmark.turnOrder(part: 0) + HCIBenchmark.turnOrder(part: 1)
+        #expect(two == [0, 1, 2, 2, 1, 0])
+        #expect(HCIBenchmark.turnOrder(part: 4) == HCIBenchmark.turnOrder(part: 0))
+        #expect(HCIBenchmark.turnOrder(part: 7) == HCIBenchmark.turnOrder(part: 1))
     }
 }

@@ -24,11 +24,6 @@ struct BlerigCentralBenchmark {
     let target: DeviceAddress
     let options: HCIBenchmark.Options
     var path: Path = .benchmark
-    /// After the timed handshakes, the writes and the stream (and the recorder's handshake); false: the handshakes
-    /// alone, `options.handshakes` of them (the first half of ``HCIBenchmark``'s run).
-    var tail = true
-    /// On the benchmark path, hears the traffic of one more handshake after the timed ones (for ``SocketFloor``).
-    var recorder: TrafficRecorder?
 
     /// The Interop Test service's characteristics the benchmark uses (see `share/blerig/peers/README.md`).
     static func profileUUID(_ short: UInt16) -> BluetoothUUID {
@@ -48,96 +43,132 @@ struct BlerigCentralBenchmark {
         var requests: Int
     }
 
-    func run() async throws -> CentralMeasurement {
+    /// Opens the central on its path. It stays open for the whole run: ``HCIBenchmark`` times its handshakes in parts
+    /// between the other centrals'.
+    func open() async throws -> Opened {
+        let opened: Opened
         switch path {
-        case .benchmark: try await runBenchmarkPath()
-        case let .campaign(root): try await runCampaignPath(capturesRoot: root)
-        }
-    }
-
-    private func runBenchmarkPath() async throws -> CentralMeasurement {
-        let stack: HCIStack
-        do {
-            stack = try await HCIStack.open(try hci.open(), clock: WallClock())
-        } catch {
-            throw BenchmarkError("blerig's central could not open a controller at \(hci): \(error)")
-        }
-        do {
+        case .benchmark:
+            let stack: HCIStack
+            do {
+                stack = try await HCIStack.open(try hci.open(), clock: WallClock())
+            } catch {
+                throw BenchmarkError("blerig's central could not open a controller at \(hci): \(error)")
+            }
             // As Bumble's central runs in its event loop, blerig's runs on its stack's reader thread: a response
             // resumes the waiting procedure right there, with no hop to another thread.
             let central = HCICentral(stack: stack)
-            let measurement = try await withTaskExecutorPreference(central.executor) {
-                try await measure(
-                    central, executor: central.executor, reads: Self.reads(of: stack), recordingOn: stack)
+            opened = Opened(
+                benchmark: self, central: central, executor: central.executor, offload: false, stack: stack,
+                captures: nil)
+        case let .campaign(root):
+            let radio: HCIRadio
+            do {
+                radio = try await BenchBuilder.campaignRadio(id: "bench", on: try hci.open(), clock: WallClock())
+            } catch {
+                throw BenchmarkError("blerig's campaign radio could not open a controller at \(hci): \(error)")
             }
+            let captures: CaptureRecording
+            do {
+                captures = try CaptureRecording(
+                    root: root, name: "bench-hci", boards: [("peripheral", target)], radios: [radio.id],
+                    unixTimeAtOrigin: .seconds(Date().timeIntervalSince1970))
+            } catch {
+                await radio.stack.shutdown()
+                throw BenchmarkError("the campaign row's captures: \(error)")
+            }
+            radio.capture(into: captures)
+            // As ``CampaignRun`` runs a board's suites: on the radio's executor, blocking work offloaded.
+            opened = Opened(
+                benchmark: self, central: radio.central, executor: radio.executor, offload: radio.executor != nil,
+                stack: radio.stack, captures: captures)
+        }
+        return opened
+    }
+
+    /// blerig's central on one ``Path``, open: ``part(handshakes:)`` as often as the run asks, then ``tail(recorder:)``
+    /// and ``close()``. Used by one task at a time.
+    final class Opened {
+        let benchmark: BlerigCentralBenchmark
+        let central: any Central
+        private let executor: (any TaskExecutor)?
+        private let offload: Bool
+        private let stack: HCIStack
+        private let captures: CaptureRecording?
+        private var closed = false
+
+        init(
+            benchmark: BlerigCentralBenchmark, central: any Central, executor: (any TaskExecutor)?, offload: Bool,
+            stack: HCIStack, captures: CaptureRecording?
+        ) {
+            self.benchmark = benchmark
+            self.central = central
+            self.executor = executor
+            self.offload = offload
+            self.stack = stack
+            self.captures = captures
+        }
+
+        /// Runs `body` where this path runs its central's work.
+        func onItsExecutor<T>(_ body: () async throws -> T) async throws -> T {
+            try await withTaskExecutorPreference(executor) {
+                try await BlockingWork.$offload.withValue(offload) { try await body() }
+            }
+        }
+
+        /// One untimed handshake, then `count` handshakes, timed: their samples, and the CPU time and reads over
+        /// them. The untimed one leaves out what only a part's first handshake meets (`bench_central.py` does the
+        /// same): a fresh stack's first-time work, and a peripheral that another central has just left, whose
+        /// advertising restarts at another phase than after this central's own disconnection (its connection waits
+        /// up to one 20 ms advertising interval more).
+        func part(handshakes count: Int) async throws -> CentralMeasurement {
+            let transport = stack.transport as? TCPTransport
+            return try await onItsExecutor {
+                try await benchmark.handshakeAndDisconnect(central)
+                return try await benchmark.timeHandshakes(count, on: central, reads: { transport?.reads })
+            }
+        }
+
+        /// The writes and the stream on one more link; on the benchmark path, with `recorder`, the traffic of one
+        /// more handshake before them (for ``SocketFloor``).
+        func tail(recorder: TrafficRecorder? = nil) async throws -> CentralMeasurement {
+            try await onItsExecutor {
+                if let recorder {
+                    stack.capture(into: recorder, as: "bench")
+                    try await benchmark.handshakeAndDisconnect(central)
+                    stack.stopCapture()
+                }
+                return try await benchmark.timeTail(on: central, executor: executor)
+            }
+        }
+
+        /// Shuts the stack down and, on the campaign path, writes the captures out and removes them.
+        func close() async throws {
+            guard !closed else { return }
+            closed = true
             await stack.shutdown()
-            return measurement
-        } catch {
-            await stack.shutdown()
-            throw error
+            guard let captures else { return }
+            defer { try? FileManager.default.removeItem(atPath: captures.directory) }
+            do { try captures.finish() } catch {
+                throw BenchmarkError("the campaign row's captures could not be written: \(error)")
+            }
         }
     }
 
-    private func runCampaignPath(capturesRoot: String) async throws -> CentralMeasurement {
-        let radio: any BenchRadio
-        let hciRadio: HCIRadio
-        do {
-            hciRadio = try await BenchBuilder.campaignRadio(id: "bench", on: try hci.open(), clock: WallClock())
-            radio = hciRadio
-        } catch {
-            throw BenchmarkError("blerig's campaign radio could not open a controller at \(hci): \(error)")
-        }
-        let captures: CaptureRecording
-        do {
-            captures = try CaptureRecording(
-                root: capturesRoot, name: "bench-hci", boards: [("peripheral", target)], radios: [radio.id],
-                unixTimeAtOrigin: .seconds(Date().timeIntervalSince1970))
-        } catch {
-            await hciRadio.stack.shutdown()
-            throw BenchmarkError("the campaign row's captures: \(error)")
-        }
-        radio.capture(into: captures)
-        let outcome: Result<CentralMeasurement, any Error>
-        do {
-            let executor = radio.executor
-            outcome = .success(
-                try await withTaskExecutorPreference(executor) {
-                    try await BlockingWork.$offload.withValue(executor != nil) {
-                        try await measure(radio.central, executor: executor, reads: Self.reads(of: hciRadio.stack))
-                    }
-                })
-        } catch {
-            outcome = .failure(error)
-        }
-        await hciRadio.stack.shutdown()
-        do { try captures.finish() } catch {
-            throw BenchmarkError("the campaign row's captures could not be written: \(error)")
-        }
-        try? FileManager.default.removeItem(atPath: captures.directory)
-        return try outcome.get()
-    }
-
-    /// The reads `stack`'s transport has made so far, where it counts them (rootcanal's TCP socket).
-    private static func reads(of stack: HCIStack) -> @Sendable () -> Int? {
-        { [transport = stack.transport] in (transport as? TCPTransport)?.reads }
-    }
-
-    private func measure(
-        _ central: any Central, executor: (any TaskExecutor)?, reads: @Sendable () -> Int?,
-        recordingOn stack: HCIStack? = nil
+    /// `count` handshakes on `central`, each timed, and this process's CPU time over them less the benchmark's own
+    /// reading of rootcanal's and the peripheral's output.
+    fileprivate func timeHandshakes(
+        _ count: Int, on central: any Central, reads: @Sendable () -> Int?
     ) async throws -> CentralMeasurement {
         let clock = ContinuousClock()
         var connects: [Double] = []
         var handshakes: [Double] = []
         var requests: [Int] = []
-        // One handshake first, untimed, as bench_central.py does: what only a fresh stack's first one does is not
-        // counted, neither here nor in each half of the run.
-        try await handshakeAndDisconnect(central)
         let cpuBefore = ProcessCPU.now
         let harnessBefore = SupervisedProcess.outputReadingCPU
         let readsBefore = reads()
         let loopStarted = clock.now
-        for _ in 0..<options.handshakes {
+        for _ in 0..<count {
             let (session, connect, total) = try await handshake(central, clock)
             connects.append(connect.milliseconds)
             handshakes.append(total.milliseconds)
@@ -150,21 +181,17 @@ struct BlerigCentralBenchmark {
         let harness = SupervisedProcess.outputReadingCPU - harnessBefore
         let loop = loopStarted.duration(to: clock.now)
         let readsPerHandshake = reads().flatMap { after in
-            readsBefore.map { Double(after - $0) / Double(max(1, options.handshakes)) }
+            readsBefore.map { Double(after - $0) / Double(max(1, count)) }
         }
-        guard tail else {
-            return CentralMeasurement(
-                connectMs: connects, handshakeMs: handshakes, attRequests: requests, cpuS: (cpu - harness).seconds,
-                harnessCpuS: harness.seconds, loopS: loop.seconds, readsPerHandshake: readsPerHandshake, writeMs: [],
-                stream: .none, mtu: 0)
-        }
-        if let recorder, let stack {
-            stack.capture(into: recorder, as: "bench")
-            let (recorded, _, _) = try await handshake(central, clock)
-            await recorded.connection.disconnect()
-            stack.stopCapture()
-        }
+        return CentralMeasurement(
+            connectMs: connects, handshakeMs: handshakes, attRequests: requests, cpuS: (cpu - harness).seconds,
+            harnessCpuS: harness.seconds, loopS: loop.seconds, readsPerHandshake: readsPerHandshake, writeMs: [],
+            stream: .none, mtu: 0)
+    }
 
+    /// On one more link: `options.writeCount` timed writes to echo, then the stream. No handshake samples.
+    fileprivate func timeTail(on central: any Central, executor: (any TaskExecutor)?) async throws -> CentralMeasurement {
+        let clock = ContinuousClock()
         let (session, _, _) = try await handshake(central, clock)
         guard let echo = session.characteristics[Self.echo], let command = session.characteristics[Self.command] else {
             throw BenchmarkError("the peripheral has no echo or command characteristic")
@@ -192,8 +219,8 @@ struct BlerigCentralBenchmark {
             session, command: command, size: mtu - 3, executor: executor, clock)
         await session.connection.disconnect()
         return CentralMeasurement(
-            connectMs: connects, handshakeMs: handshakes, attRequests: requests, cpuS: (cpu - harness).seconds,
-            harnessCpuS: harness.seconds, loopS: loop.seconds, readsPerHandshake: readsPerHandshake, writeMs: writes, stream: stream, mtu: mtu)
+            connectMs: [], handshakeMs: [], attRequests: [], cpuS: 0, loopS: 0, writeMs: writes, stream: stream,
+            mtu: mtu)
     }
 
     /// One handshake on `central`, then its disconnection (for ``HostReplay``).

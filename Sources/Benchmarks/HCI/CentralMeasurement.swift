@@ -68,14 +68,18 @@ public struct CentralMeasurement: Sendable, Hashable, Codable {
         self.mtu = mtu
     }
 
-    /// One central's run from two parts (``HCIBenchmark`` times each central's handshakes in two halves): this one's
-    /// handshakes, then `later`'s, their CPU and wall times added; the writes, the stream and the MTU are `later`'s,
-    /// which ran them.
+    /// One central's run from two of its parts (``HCIBenchmark`` times each central's handshakes in parts, then its
+    /// writes and stream): this one's handshakes, then `later`'s, their CPU and wall times added; the writes, the
+    /// stream and the MTU are `later`'s. Reads per handshake are weighted by handshakes, and given only where every
+    /// part with handshakes counted them.
     public func followed(by later: CentralMeasurement) -> CentralMeasurement {
         let handshakes = handshakeMs.count + later.handshakeMs.count
         var reads: Double?
-        if let first = readsPerHandshake, let second = later.readsPerHandshake, handshakes > 0 {
+        switch (handshakeMs.isEmpty ? 0 : readsPerHandshake, later.handshakeMs.isEmpty ? 0 : later.readsPerHandshake) {
+        case let (first?, second?) where handshakes > 0:
             reads = (first * Double(handshakeMs.count) + second * Double(later.handshakeMs.count)) / Double(handshakes)
+        default:
+            reads = nil
         }
         var harness: Double?
         if harnessCpuS != nil || later.harnessCpuS != nil { harness = (harnessCpuS ?? 0) + (later.harnessCpuS ?? 0) }
@@ -84,6 +88,12 @@ public struct CentralMeasurement: Sendable, Hashable, Codable {
             attRequests: attRequests + later.attRequests, cpuS: cpuS + later.cpuS, harnessCpuS: harness,
             loopS: loopS + later.loopS, readsPerHandshake: reads, writeMs: later.writeMs,
             stream: later.stream, mtu: later.mtu)
+    }
+
+    /// One central's run from its parts in the order they ran (see ``followed(by:)``); nil for none.
+    public static func joined(_ parts: [CentralMeasurement]) -> CentralMeasurement? {
+        guard let first = parts.first else { return nil }
+        return parts.dropFirst().reduce(first) { $0.followed(by: $1) }
     }
 
     /// CPU milliseconds per handshake.

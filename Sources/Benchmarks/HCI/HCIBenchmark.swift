@@ -8,20 +8,21 @@ import Radios
 /// and one Bumble peripheral (`peripheral.py`), then each central in turn against that same peripheral, one at a
 /// time on a controller of its own:
 ///
-/// Three centrals take their turn: blerig's on the benchmark's path and on the campaign's (see
-/// ``BlerigCentralBenchmark/Path``), and Bumble's. Each times its handshakes in two halves, in the order blerig,
-/// campaign, Bumble, Bumble, campaign, blerig, so that a machine growing slower or faster over the run weighs on all
-/// three alike; the second half runs steps 2 and 3 below too. Then the socket floor (``SocketFloor``) replays the
-/// packets of one more handshake of blerig's benchmark path, recorded after its timed ones, `handshakes` times on a
-/// bare socket: what the kernel charges any central for them. Then the host alone
-/// (``HostReplay``) runs blerig's benchmark central on a controller played back from a recording, in this process,
-/// ``hostReplaysPerHandshake`` times as many handshakes: what blerig's host code costs with no socket. Each central:
+/// Three centrals take turns: blerig's on the benchmark's path and on the campaign's (see
+/// ``BlerigCentralBenchmark/Path``), and Bumble's (``BumbleCentral``). All three are opened first, each warmed by one
+/// untimed handshake, and stay open for the whole run. Each times its handshakes in ``Options/parts`` parts, the
+/// centrals taking turns by part (blerig, campaign, Bumble, then Bumble, campaign, blerig, and so on), so that a
+/// machine growing slower or faster, or a burst of another guest's load, weighs on all three alike. Then each runs
+/// steps 2 and 3 below. Then the socket floor (``SocketFloor``) replays the packets of one more handshake of blerig's
+/// benchmark path, recorded after its timed ones, `handshakes` times on a bare socket:
+/// what the kernel charges any central for them. Then the host alone (``HostReplay``) runs blerig's benchmark central
+/// on a controller played back from a recording, in this process, ``hostReplaysPerHandshake`` times as many
+/// handshakes: what blerig's host code costs with no socket. Each central:
 ///
 /// 1. `handshakes` handshakes, each connect → Exchange MTU → all primary services → the characteristics of each
 ///    → the descriptors of notify_source → its CCCD written ("subscribed"), then disconnect and wait for the link
 ///    to go down. Timed: connect (request → link up) and handshake (request → subscribed); counted: the ATT
-///    requests of each; and the central process's CPU time over the whole loop. One untimed handshake comes first
-///    in each half, so that the first-time work of a fresh stack or process is counted in neither.
+///    requests of each; and the central process's CPU time over each part's loop.
 /// 2. On one more link set up the same way: `writes` write requests to `echo`, each timed, each after a random wait
 ///    of up to one tick (``Options/phaseSeed``).
 /// 3. The STREAM command for `streamDuration` at ATT_MTU − 3 bytes per value: value bytes per second, and the
@@ -34,6 +35,8 @@ import Radios
 public struct HCIBenchmark: Sendable {
     public struct Options: Sendable {
         public var handshakes = 50
+        /// The parts each central's handshakes are timed in, the centrals taking turns (at most one per handshake).
+        public var parts = 10
         /// Write requests to time; the same as `handshakes` unless set.
         public var writes: Int?
         public var writeSize = 20
@@ -91,52 +94,62 @@ public struct HCIBenchmark: Sendable {
             }
             progress("peripheral.py advertising as \(address)")
 
-            // Each central's handshakes in two halves, in the order blerig, campaign, Bumble, Bumble, campaign,
-            // blerig: a machine that grows slower or faster over the run weighs on the three alike, where one block
-            // each would hand whatever changed between them to whichever ran last. The second half runs the writes
-            // and the stream too.
+            // The three centrals stay open for the whole run, each warmed by one untimed handshake, and take turns
+            // by parts: blerig, campaign, Bumble, then Bumble, campaign, blerig, and so on. A machine that grows
+            // slower or faster, or a burst of another guest's load, weighs on the three alike, where one block each
+            // would hand whatever changed between them to whichever ran then.
             let spec = try HCITransportSpec.parse(rootcanal.hciSpec)
-            let first = options.handshakes / 2
-            var half = options
-            half.handshakes = first
-            var second = options
-            second.handshakes = options.handshakes - first
-            second.writes = options.writeCount
             let captures = FileManager.default.temporaryDirectory.path
-            func blerigCentral(_ options: Options, path: BlerigCentralBenchmark.Path, tail: Bool)
-                -> BlerigCentralBenchmark
-            {
-                BlerigCentralBenchmark(hci: spec, target: address, options: options, path: path, tail: tail)
+            func blerigCentral(_ path: BlerigCentralBenchmark.Path) -> BlerigCentralBenchmark {
+                BlerigCentralBenchmark(hci: spec, target: address, options: options, path: path)
             }
-            var earlier: (blerig: CentralMeasurement, campaign: CentralMeasurement, bumble: CentralMeasurement)?
-            if first > 0 {
-                progress("blerig's central: \(first) handshakes (first half)")
-                let blerig = try await blerigCentral(half, path: .benchmark, tail: false).run()
-                progress("blerig's campaign path: \(first) handshakes (first half)")
-                let campaign = try await blerigCentral(half, path: .campaign(capturesRoot: captures), tail: false).run()
-                progress("Bumble's central: \(first) handshakes (first half)")
-                let (bumble, _) = try await runBumble(
-                    half, venv: venv, peers: peers, hci: rootcanal.hciSpec, target: ready.address, tail: false)
-                earlier = (blerig, campaign, bumble)
-            }
-            let rest = "\(second.handshakes) handshakes\(first > 0 ? " (second half)" : ""), "
-                + "\(options.writeCount) writes, stream"
-            progress("Bumble's central: \(rest)")
-            let (bumbleRest, versions) = try await runBumble(
-                second, venv: venv, peers: peers, hci: rootcanal.hciSpec, target: ready.address, tail: true)
-            var bumble = bumbleRest
-            progress("blerig's campaign path: \(rest)")
-            var campaign = try await blerigCentral(second, path: .campaign(capturesRoot: captures), tail: true).run()
-            progress("blerig's central: \(rest)")
+            progress("opening the three centrals: blerig's, its campaign path, and Bumble's (bench_central.py)")
+            let blerigOpened = try await blerigCentral(.benchmark).open()
+            var opened: [BlerigCentralBenchmark.Opened] = [blerigOpened]
+            var bumbleCentral: BumbleCentral?
+            let measured: (blerig: CentralMeasurement, campaign: CentralMeasurement, bumble: CentralMeasurement)
+            let versions: [String: String]
             let recorder = TrafficRecorder()
-            var benchmarkPath = blerigCentral(second, path: .benchmark, tail: true)
-            benchmarkPath.recorder = recorder
-            var blerig = try await benchmarkPath.run()
-            if let earlier {
-                blerig = earlier.blerig.followed(by: blerig)
-                campaign = earlier.campaign.followed(by: campaign)
-                bumble = earlier.bumble.followed(by: bumble)
+            do {
+                let campaignOpened = try await blerigCentral(.campaign(capturesRoot: captures)).open()
+                opened.append(campaignOpened)
+                let bumbleOpened = try await BumbleCentral.start(
+                    options, venv: venv, peers: peers, hci: rootcanal.hciSpec, target: ready.address)
+                bumbleCentral = bumbleOpened
+                let turns: [(Int) async throws -> CentralMeasurement] = [
+                    { try await blerigOpened.part(handshakes: $0) },
+                    { try await campaignOpened.part(handshakes: $0) },
+                    { try await bumbleOpened.part(handshakes: $0) },
+                ]
+                let sizes = Self.partSizes(handshakes: options.handshakes, parts: options.parts)
+                progress(
+                    "each central's \(options.handshakes) handshakes in \(sizes.count) parts, in turn: blerig, campaign,"
+                        + " Bumble, then Bumble, campaign, blerig, …")
+                var parts: [[CentralMeasurement]] = [[], [], []]
+                for (index, size) in sizes.enumerated() {
+                    for central in Self.turnOrder(part: index) {
+                        parts[central].append(try await turns[central](size))
+                    }
+                }
+                progress("Bumble's central: \(options.writeCount) writes, stream")
+                let (bumbleTail, bumbleVersions) = try await bumbleOpened.tail()
+                progress("blerig's campaign path: \(options.writeCount) writes, stream")
+                let campaignTail = try await campaignOpened.tail()
+                progress("blerig's central: \(options.writeCount) writes, stream")
+                let blerigTail = try await blerigOpened.tail(recorder: recorder)
+                versions = bumbleVersions
+                func whole(_ index: Int, _ tail: CentralMeasurement) -> CentralMeasurement {
+                    CentralMeasurement.joined(parts[index] + [tail]) ?? tail
+                }
+                measured = (whole(0, blerigTail), whole(1, campaignTail), whole(2, bumbleTail))
+                await bumbleOpened.stop()
+                for central in opened { try await central.close() }
+            } catch {
+                await bumbleCentral?.stop()
+                for central in opened { try? await central.close() }
+                throw error
             }
+            let (blerig, campaign, bumble) = measured
 
             progress("the socket floor: blerig's handshake replayed \(options.handshakes) times with no host")
             guard case let .tcp(host, port) = try HCITransportSpec.parse(rootcanal.hciSpec) else {
@@ -158,7 +171,8 @@ public struct HCIBenchmark: Sendable {
             await script.stop()
             await rootcanal.stop()
             return HCIBenchmarkReport(
-                handshakes: options.handshakes, tickMilliseconds: options.tick.milliseconds, versions: versions,
+                handshakes: options.handshakes,
+                parts: Self.partSizes(handshakes: options.handshakes, parts: options.parts).count, tickMilliseconds: options.tick.milliseconds, versions: versions,
                 blerig: blerig, campaign: campaign, bumble: bumble, socketFloor: floor,
                 hostReplay: hostAlone)
         } catch {
@@ -172,40 +186,19 @@ public struct HCIBenchmark: Sendable {
     /// tick, and more of them steady the figure.
     public static let hostReplaysPerHandshake = 20
 
-    /// Runs `bench_central.py` to its RESULT line: `options.handshakes` handshakes, then the writes and the stream
-    /// unless `tail` is false.
-    private func runBumble(
-        _ options: Options, venv: InteropVenv, peers: String, hci: String, target: String, tail: Bool
-    ) async throws -> (CentralMeasurement, [String: String]) {
-        let script = try PeerScript.start(
-            "bench_central.py", in: peers, venv: venv,
-            [
-                "--hci", hci, "--target", target, "--handshakes", "\(options.handshakes)",
-                "--writes", "\(options.writeCount)", "--write-size", "\(options.writeSize)",
-                "--tick-ms", "\(options.tick.milliseconds)", "--phase-seed", "\(options.phaseSeed)",
-                "--stream-ms", "\(Int(options.streamDuration.milliseconds))", "--mtu", "\(options.mtu)",
-            ] + (tail ? [] : ["--handshakes-only"]))
-        do {
-            // A handshake takes well under a second; the stream its duration.
-            let limit =
-                Duration.seconds(60) + .seconds(2) * (options.handshakes + options.writeCount) + options.streamDuration
-            let json = try await script.line("RESULT", timeout: limit)
-            let measurement = try script.decode(CentralMeasurement.self, from: json)
-            let versions = try script.decode(BumbleVersions.self, from: json).versions
-            await script.stop()
-            return (measurement, versions)
-        } catch {
-            await script.stop()
-            throw error
-        }
+    /// How many handshakes each part times: `handshakes` split into `parts` (at most one per handshake, at least
+    /// one part) as evenly as they go, the larger parts first.
+    public static func partSizes(handshakes: Int, parts: Int) -> [Int] {
+        let count = max(1, min(parts, handshakes))
+        return (0..<count).map { handshakes / count + ($0 < handshakes % count ? 1 : 0) }
     }
+
+    /// The centrals' turns in part `index` (0 blerig, 1 campaign, 2 Bumble): forwards in even parts, backwards in
+    /// odd ones, so that over every two parts each central has run once early and once late.
+    public static func turnOrder(part index: Int) -> [Int] { index.isMultiple(of: 2) ? [0, 1, 2] : [2, 1, 0] }
 
     /// peripheral.py's READY line (the part used here).
     struct PeripheralReady: Decodable {
         var address: String
-    }
-
-    struct BumbleVersions: Decodable {
-        var versions: [String: String]
     }
 }

@@ -6,6 +6,8 @@ import Orchestrator
 /// handshake, the same ATT requests), on both of blerig's paths: the benchmark's own central and the campaign's.
 public struct HCIBenchmarkReport: Sendable, Hashable, Encodable {
     public var handshakes: Int
+    /// The parts each central's handshakes were timed in, the centrals taking turns.
+    public var parts: Int
     public var tickMilliseconds: Double
     /// Python, Bumble and rootcanal, as the interop venv has them.
     public var versions: [String: String]
@@ -86,11 +88,13 @@ public struct HCIBenchmarkReport: Sendable, Hashable, Encodable {
     }
 
     public init(
-        handshakes: Int, tickMilliseconds: Double, versions: [String: String], blerig: CentralMeasurement,
+        handshakes: Int, parts: Int = 1, tickMilliseconds: Double, versions: [String: String],
+        blerig: CentralMeasurement,
         campaign: CentralMeasurement, bumble: CentralMeasurement, socketFloor: SocketFloorMeasurement? = nil,
         hostReplay: HostReplayMeasurement? = nil
     ) {
         self.handshakes = handshakes
+        self.parts = parts
         self.tickMilliseconds = tickMilliseconds
         self.versions = versions
         self.blerig = blerig
@@ -176,9 +180,11 @@ public struct HCIBenchmarkReport: Sendable, Hashable, Encodable {
         lines.append(
             "p50/p95 are nearest-rank percentiles; CPU is the central's process over the handshake loop, less the "
                 + "benchmark's own reading of rootcanal's and the peripheral's output in blerig's process; the "
-                + "campaign column is blerig's central as a campaign builds it (captures written, as in a run). Each "
-                + "central's handshakes ran in two halves, in the order blerig, campaign, Bumble, Bumble, campaign, "
-                + "blerig, so that a machine growing slower or faster over the run weighs on all three alike.")
+                + "campaign column is blerig's central as a campaign builds it (captures written, as in a run)."
+                + (parts > 1
+                    ? " The centrals stayed open for the whole run and timed their handshakes in \(parts) parts, "
+                        + "taking turns (blerig, campaign, Bumble, then backwards), so that a change in the machine's "
+                        + "load weighs on all three alike." : ""))
         lines.append(
             "rootcanal delivers on its tick. Each timed write first waits a random part of a tick (the same seeded "
                 + "waits in both centrals), so its round trip is 1.5 ticks on average plus the host's send and receive "
@@ -232,12 +238,13 @@ public struct HCIBenchmarkReport: Sendable, Hashable, Encodable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case handshakes, tickMilliseconds, versions, rows, blerig, campaign, bumble, socketFloor, hostReplay
+        case handshakes, parts, tickMilliseconds, versions, rows, blerig, campaign, bumble, socketFloor, hostReplay
     }
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(handshakes, forKey: .handshakes)
+        try container.encode(parts, forKey: .parts)
         try container.encode(tickMilliseconds, forKey: .tickMilliseconds)
         try container.encode(versions, forKey: .versions)
         try container.encode(rows, forKey: .rows)

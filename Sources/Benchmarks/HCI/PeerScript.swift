@@ -26,15 +26,19 @@ struct PeerScript: Sendable {
         return PeerScript(name: name, process: process)
     }
 
-    /// Waits for the first stdout line of `kind` and returns its JSON. An `ERROR` line, an exit or the timeout
-    /// fails the wait, quoting the script's log.
-    func line(_ kind: String, timeout: Duration) async throws(BenchmarkError) -> String {
+    /// Waits for the `number`th stdout line of `kind` (the first unless told) and returns its JSON. An `ERROR` line,
+    /// an exit or the timeout fails the wait, quoting the script's log.
+    func line(_ kind: String, number: Int = 1, timeout: Duration) async throws(BenchmarkError) -> String {
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: timeout)
         while true {
             let exited = process.exit
+            var seen = 0
             for line in process.stdout.lines(from: 0).lines {
-                if line.hasPrefix("\(kind) ") { return String(line.dropFirst(kind.count + 1)) }
+                if line.hasPrefix("\(kind) ") {
+                    seen += 1
+                    if seen == number { return String(line.dropFirst(kind.count + 1)) }
+                }
                 if line.hasPrefix("ERROR ") { throw failure("failed: \(line.dropFirst(6))") }
             }
             if let exited { throw failure("\(exited) without printing \(kind)") }

@@ -4,7 +4,7 @@ blerig's central runs against peripheral.py, timed and counted the same way, so 
 
     .venv-interop/bin/python bench_central.py --hci tcp:127.0.0.1:PORT --target ADDRESS
         [--handshakes 50] [--writes 50] [--write-size 20] [--stream-ms 3000] [--mtu 247] [--tick-ms 1]
-        [--phase-seed 1] [--handshakes-only]
+        [--phase-seed 1] [--control FIFO]
 
 A handshake is: connect (request → link up), Exchange MTU, discover all primary services, the characteristics of
 each, the descriptors of notify_source, then its CCCD written (subscribed); then disconnect and wait for the link to
@@ -14,9 +14,13 @@ the whole handshake loop, which one untimed handshake precedes. Then, on one mor
 measured): `--writes` write requests to `echo`, each timed, and the STREAM command for `--stream-ms`, whose values
 are counted until the end-of-stream value. Before each write the central waits a random part of rootcanal's tick
 (`--tick-ms`, drawn from `--phase-seed`): rootcanal delivers on its tick, and a write sent right after the previous
-response would measure two ticks less the central's own loop rather than its host. With `--handshakes-only` the run
-ends after the handshake loop: no writes, no stream (`blerig bench hci` times each central's handshakes in two
-halves, and only the second runs the rest).
+response would measure two ticks less the central's own loop rather than its host.
+
+With `--control FIFO` the process stays up for a whole `blerig bench hci` run, which times each central's handshakes
+in parts, the centrals taking turns. After READY it reads one command per line from the FIFO: `HANDSHAKES n` runs one
+untimed handshake (the part's first meets a peripheral another central has just left), times n more and prints
+`PART {json}` (the handshake fields of RESULT; no writes, no stream); `TAIL` runs the writes and the stream and prints
+`RESULT {json}` (no handshake samples), then the process exits. `--handshakes` is not used then.
 
 Prints `READY {json}` once its host is up, then one `RESULT {json}` (every sample in milliseconds, so the caller
 computes the statistics for both centrals alike) and exits 0, or one `ERROR {"stage", "error"}` and exits 1.
@@ -29,6 +33,7 @@ import argparse
 import asyncio
 import importlib.metadata
 import logging
+import os
 import platform
 import random
 import secrets
@@ -188,37 +193,42 @@ async def disconnect(session: Session) -> None:
     await session.connection.disconnect()
 
 
-async def run(arguments: argparse.Namespace, device: Device) -> dict[str, Any]:
+NO_STREAM = {"values": 0, "bytes": 0, "gaps": 0, "seconds": 0, "size": 0}
+
+
+async def warm_up(arguments: argparse.Namespace, device: Device) -> None:
+    """One handshake, untimed: what only a fresh process's first one does (imports, first calls) is not counted;
+    blerig's central warms up the same way."""
+    session, _, _ = await handshake(device, hci.Address(arguments.target), arguments.mtu)
+    await disconnect(session)
+
+
+async def time_handshakes(arguments: argparse.Namespace, device: Device, count: int) -> dict[str, Any]:
+    """`count` handshakes, each timed, and the process's CPU time over them: RESULT's handshake fields."""
     target = hci.Address(arguments.target)
     connect_ms: list[float] = []
     handshake_ms: list[float] = []
     requests: list[int] = []
-    # One handshake first, untimed: what only a fresh process's first one does (imports, first calls) is not counted,
-    # neither here nor in each half of blerig's run, whose central warms up the same way.
-    session, _, _ = await handshake(device, target, arguments.mtu)
-    await disconnect(session)
     cpu_before = time.process_time()
     wall_before = time.perf_counter()
-    for _ in range(arguments.handshakes):
+    for _ in range(count):
         session, connect, total = await handshake(device, target, arguments.mtu)
         connect_ms.append(connect * 1000)
         handshake_ms.append(total * 1000)
         requests.append(session.requests)
         await disconnect(session)
-    cpu = time.process_time() - cpu_before
-    loop = time.perf_counter() - wall_before
-    timed = {
+    return {
         "connect_ms": connect_ms,
         "handshake_ms": handshake_ms,
         "att_requests": requests,
-        "cpu_s": cpu,
-        "loop_s": loop,
+        "cpu_s": time.process_time() - cpu_before,
+        "loop_s": time.perf_counter() - wall_before,
     }
-    if arguments.handshakes_only:
-        no_stream = {"values": 0, "bytes": 0, "gaps": 0, "seconds": 0, "size": 0}
-        return timed | {"write_ms": [], "stream": no_stream, "mtu": 0}
 
-    session, _, _ = await handshake(device, target, arguments.mtu)
+
+async def time_tail(arguments: argparse.Namespace, device: Device) -> dict[str, Any]:
+    """On one more link: the timed writes to echo, then the stream: RESULT's other fields."""
+    session, _, _ = await handshake(device, hci.Address(arguments.target), arguments.mtu)
     echo = session.characteristics.get(ECHO)
     command = session.characteristics.get(COMMAND)
     if echo is None or command is None:
@@ -240,7 +250,51 @@ async def run(arguments: argparse.Namespace, device: Device) -> dict[str, Any]:
 
     stream = await measure_stream(session, command, arguments.stream_ms, session.connection.att_mtu - 3)
     await disconnect(session)
-    return timed | {"write_ms": write_ms, "stream": stream, "mtu": session.connection.att_mtu}
+    return {"write_ms": write_ms, "stream": stream, "mtu": session.connection.att_mtu}
+
+
+async def run(arguments: argparse.Namespace, device: Device) -> dict[str, Any]:
+    """Without --control: the untimed handshake, the timed ones, then the writes and the stream."""
+    await warm_up(arguments, device)
+    return await time_handshakes(arguments, device, arguments.handshakes) | await time_tail(arguments, device)
+
+
+class Commands:
+    """The lines of the --control FIFO. Opened for reading and writing, so that it never reads end-of-file: blerig
+    opens it only after READY, and the lifeline, not the FIFO, says when to go."""
+
+    def __init__(self, path: str) -> None:
+        self.fd = os.open(path, os.O_RDWR | os.O_NONBLOCK)
+        self.buffer = b""
+        self.lines: asyncio.Queue[str] = asyncio.Queue()
+        asyncio.get_running_loop().add_reader(self.fd, self._readable)
+
+    def _readable(self) -> None:
+        try:
+            self.buffer += os.read(self.fd, 4096)
+        except BlockingIOError:
+            return
+        *complete, self.buffer = self.buffer.split(b"\n")
+        for line in complete:
+            self.lines.put_nowait(line.decode("utf-8", "replace").strip())
+
+
+async def serve(arguments: argparse.Namespace, device: Device, commands: Commands) -> dict[str, Any]:
+    """Answers HANDSHAKES n with a PART line until TAIL; returns the tail's result."""
+    while True:
+        command = await commands.lines.get()
+        words = command.split()
+        if words == ["TAIL"]:
+            empty = {"connect_ms": [], "handshake_ms": [], "att_requests": [], "cpu_s": 0, "loop_s": 0}
+            return empty | await time_tail(arguments, device)
+        if len(words) == 2 and words[0] == "HANDSHAKES" and words[1].isdigit():
+            # Untimed, as in blerig's parts: a part's first handshake meets a peripheral that another central has
+            # just left, whose advertising restarts at another phase.
+            await warm_up(arguments, device)
+            part = await time_handshakes(arguments, device, int(words[1]))
+            emit("PART", part | {"write_ms": [], "stream": NO_STREAM, "mtu": 0})
+            continue
+        raise Failure("control", f"not a command: {command!r} (HANDSHAKES n or TAIL)")
 
 
 async def measure_stream(session: Session, command: CharacteristicProxy, duration_ms: int, size: int) -> dict[str, Any]:
@@ -302,7 +356,7 @@ async def main() -> int:
     parser.add_argument("--stream-ms", type=int, default=3000, help="milliseconds of STREAM")
     parser.add_argument("--mtu", type=int, default=247, help="ATT MTU to ask for")
     parser.add_argument(
-        "--handshakes-only", action="store_true", help="time the handshakes, then stop: no writes, no stream"
+        "--control", metavar="FIFO", help="take HANDSHAKES n and TAIL commands from this FIFO (blerig bench hci)"
     )
     arguments = parser.parse_args()
     setup_logging("bench_central")
@@ -321,9 +375,17 @@ async def main() -> int:
         except Exception as error:
             emit("ERROR", {"stage": "hci", "error": f"powering on over {arguments.hci}: {error!r}"})
             return 1
-        emit("READY", {"address": address, "hci": arguments.hci, "versions": versions()})
         try:
-            result = await run(arguments, device)
+            if arguments.control:
+                try:
+                    commands = Commands(arguments.control)
+                except OSError as error:
+                    raise Failure("control", f"cannot open the control FIFO {arguments.control}: {error!r}") from error
+                emit("READY", {"address": address, "hci": arguments.hci, "versions": versions()})
+                result = await serve(arguments, device, commands)
+            else:
+                emit("READY", {"address": address, "hci": arguments.hci, "versions": versions()})
+                result = await run(arguments, device)
         except Failure as failure:
             emit("ERROR", {"stage": failure.stage, "error": str(failure)})
             return 1
