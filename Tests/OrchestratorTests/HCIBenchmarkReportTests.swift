@@ -115,7 +115,7 @@ extension HCIBenchmarkReportTests {
 }
 
 extension HCIBenchmarkReportTests {
-    @Test("a central's parts and tail make one run: every handshake, the CPU of all parts, the writes and stream of the tail")
+    @Test("a central's parts and tail make one run: every handshake and write, the CPU of all parts, the tail's stream")
     func partsJoin() throws {
         let first = CentralMeasurement(
             connectMs: [4, 5], handshakeMs: [24, 25], attRequests: [10, 10], cpuS: 0.002, harnessCpuS: 0.001,
@@ -123,11 +123,16 @@ extension HCIBenchmarkReportTests {
         let second = CentralMeasurement(
             connectMs: [6, 7, 8], handshakeMs: [26, 27, 28], attRequests: [10, 10, 10], cpuS: 0.003,
             harnessCpuS: 0.002, loopS: 0.07, readsPerHandshake: 10, writeMs: [], stream: .none, mtu: 0)
-        // The tail: the writes and the stream, no handshake samples, no reads counted.
+        // Two parts of writes, then the tail with the stream: no handshake samples, no reads counted.
+        func writes(_ samples: [Double]) -> CentralMeasurement {
+            CentralMeasurement(
+                connectMs: [], handshakeMs: [], attRequests: [], cpuS: 0, loopS: 0, writeMs: samples, stream: .none,
+                mtu: 247)
+        }
         let tail = CentralMeasurement(
-            connectMs: [], handshakeMs: [], attRequests: [], cpuS: 0, loopS: 0, writeMs: [1.5, 1.6],
+            connectMs: [], handshakeMs: [], attRequests: [], cpuS: 0, loopS: 0, writeMs: [],
             stream: .init(values: 10, bytes: 2440, gaps: 0, seconds: 1, size: 244), mtu: 247)
-        let joined = try #require(CentralMeasurement.joined([first, second, tail]))
+        let joined = try #require(CentralMeasurement.joined([first, second, writes([1.5]), writes([1.6]), tail]))
         #expect(joined.connectMs == [4, 5, 6, 7, 8])
         #expect(joined.handshakeMs == [24, 25, 26, 27, 28])
         #expect(joined.attRequests.count == 5)
@@ -142,6 +147,9 @@ extension HCIBenchmarkReportTests {
         var uncounted = second
         uncounted.readsPerHandshake = nil
         #expect(CentralMeasurement.joined([first, uncounted, tail])?.readsPerHandshake == nil)
+        // A stream followed by a part without one keeps the stream and its MTU.
+        #expect(CentralMeasurement.joined([tail, first])?.stream == tail.stream)
+        #expect(CentralMeasurement.joined([tail, first])?.mtu == 247)
         // Bumble's process counts no harness and no reads.
         let bumble = CentralMeasurement(
             connectMs: [4], handshakeMs: [24], attRequests: [10], cpuS: 0.01, loopS: 0.03, writeMs: [], stream: .none,

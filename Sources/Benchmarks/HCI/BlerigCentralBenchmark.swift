@@ -95,6 +95,8 @@ struct BlerigCentralBenchmark {
         private let offload: Bool
         private let stack: HCIStack
         private let captures: CaptureRecording?
+        /// The random waits before the writes (``HCIBenchmark/Options/phaseSeed``), one sequence over all parts.
+        private var phases: SplitMix64
         private var closed = false
 
         init(
@@ -107,6 +109,7 @@ struct BlerigCentralBenchmark {
             self.offload = offload
             self.stack = stack
             self.captures = captures
+            phases = SplitMix64(seed: benchmark.options.phaseSeed)
         }
 
         /// Runs `body` where this path runs its central's work.
@@ -129,8 +132,14 @@ struct BlerigCentralBenchmark {
             }
         }
 
-        /// The writes and the stream on one more link; on the benchmark path, with `recorder`, the traffic of one
-        /// more handshake before them (for ``SocketFloor``).
+        /// On one more link, `count` write requests to echo, each timed, the random waits before them going on
+        /// from the previous part's.
+        func writes(_ count: Int) async throws -> CentralMeasurement {
+            try await onItsExecutor { try await benchmark.timeWrites(count, on: central, phases: &phases) }
+        }
+
+        /// The stream on one more link; on the benchmark path, with `recorder`, the traffic of one more handshake
+        /// before it (for ``SocketFloor``).
         func tail(recorder: TrafficRecorder? = nil) async throws -> CentralMeasurement {
             try await onItsExecutor {
                 if let recorder {
@@ -138,7 +147,7 @@ struct BlerigCentralBenchmark {
                     try await benchmark.handshakeAndDisconnect(central)
                     stack.stopCapture()
                 }
-                return try await benchmark.timeTail(on: central, executor: executor)
+                return try await benchmark.timeStream(on: central, executor: executor)
             }
         }
 
@@ -189,22 +198,24 @@ struct BlerigCentralBenchmark {
             stream: .none, mtu: 0)
     }
 
-    /// On one more link: `options.writeCount` timed writes to echo, then the stream. No handshake samples.
-    fileprivate func timeTail(on central: any Central, executor: (any TaskExecutor)?) async throws -> CentralMeasurement {
+    /// On one more link: `count` timed writes to echo, each after a wait drawn from `phases`. Write samples only.
+    fileprivate func timeWrites(
+        _ count: Int, on central: any Central, phases: inout SplitMix64
+    ) async throws -> CentralMeasurement {
         let clock = ContinuousClock()
         let (session, _, _) = try await handshake(central, clock)
-        guard let echo = session.characteristics[Self.echo], let command = session.characteristics[Self.command] else {
-            throw BenchmarkError("the peripheral has no echo or command characteristic")
+        guard let echo = session.characteristics[Self.echo] else {
+            await session.connection.disconnect()
+            throw BenchmarkError("the peripheral has no echo characteristic")
         }
         let value = (0..<options.writeSize).map { UInt8(truncatingIfNeeded: $0) }
         var writes: [Double] = []
         // Each write starts at a random phase of rootcanal's tick, as bench_central.py's do (Options.phaseSeed). The
         // wait blocks the thread the central runs on, as Bumble's blocks its event loop, so in both centrals what
         // arrives during the wait is handled after it.
-        var phases = SplitMix64(seed: options.phaseSeed)
         let tickNanoseconds = UInt64(max(1, options.tick / .nanoseconds(1)))
         do {
-            for _ in 0..<options.writeCount {
+            for _ in 0..<count {
                 var wait = timespec(tv_sec: 0, tv_nsec: Int(phases.next() % tickNanoseconds))
                 nanosleep(&wait, nil)
                 let began = clock.now
@@ -212,15 +223,35 @@ struct BlerigCentralBenchmark {
                 writes.append(began.duration(to: clock.now).milliseconds)
             }
         } catch {
+            await session.connection.disconnect()
             throw BenchmarkError("blerig's central: a write to echo failed: \(error)")
         }
         let mtu = Int(session.connection.mtu)
-        let stream = try await measureStream(
-            session, command: command, size: mtu - 3, executor: executor, clock)
         await session.connection.disconnect()
         return CentralMeasurement(
-            connectMs: [], handshakeMs: [], attRequests: [], cpuS: 0, loopS: 0, writeMs: writes, stream: stream,
+            connectMs: [], handshakeMs: [], attRequests: [], cpuS: 0, loopS: 0, writeMs: writes, stream: .none,
             mtu: mtu)
+    }
+
+    /// On one more link: the stream. No handshake or write samples.
+    fileprivate func timeStream(on central: any Central, executor: (any TaskExecutor)?) async throws -> CentralMeasurement {
+        let clock = ContinuousClock()
+        let (session, _, _) = try await handshake(central, clock)
+        guard let command = session.characteristics[Self.command] else {
+            await session.connection.disconnect()
+            throw BenchmarkError("the peripheral has no command characteristic")
+        }
+        let mtu = Int(session.connection.mtu)
+        let stream: CentralMeasurement.Stream
+        do {
+            stream = try await measureStream(session, command: command, size: mtu - 3, executor: executor, clock)
+        } catch {
+            await session.connection.disconnect()
+            throw error
+        }
+        await session.connection.disconnect()
+        return CentralMeasurement(
+            connectMs: [], handshakeMs: [], attRequests: [], cpuS: 0, loopS: 0, writeMs: [], stream: stream, mtu: mtu)
     }
 
     /// One handshake on `central`, then its disconnection (for ``HostReplay``).

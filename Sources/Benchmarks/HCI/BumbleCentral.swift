@@ -3,7 +3,7 @@ import Radios
 
 /// Bumble's central for ``HCIBenchmark``: `bench_central.py` in one process for the whole run, told what to time
 /// through a FIFO (`--control`) so that its handshakes can be timed in parts between blerig's, with the process
-/// warm, as blerig's stacks stay open. `HANDSHAKES n` answers with a `PART` line, `TAIL` (the writes and the stream)
+/// warm, as blerig's stacks stay open. `HANDSHAKES n` and `WRITES n` answer with a `PART` line, `TAIL` (the stream)
 /// with the `RESULT` line; see `share/blerig/peers/README.md`.
 final class BumbleCentral {
     private let script: PeerScript
@@ -76,10 +76,18 @@ final class BumbleCentral {
         return try script.decode(CentralMeasurement.self, from: json)
     }
 
-    /// The writes and the stream; returns them with the versions the script reports.
+    /// `count` more write requests, timed, on a link of their own.
+    func writes(_ count: Int) async throws -> CentralMeasurement {
+        try send("WRITES \(count)")
+        parts += 1
+        let json = try await script.line("PART", number: parts, timeout: .seconds(60) + .milliseconds(100) * count)
+        return try script.decode(CentralMeasurement.self, from: json)
+    }
+
+    /// The stream; returns it with the versions the script reports.
     func tail() async throws -> (CentralMeasurement, versions: [String: String]) {
         try send("TAIL")
-        let limit = Duration.seconds(60) + .seconds(2) * options.writeCount + options.streamDuration
+        let limit = Duration.seconds(60) + options.streamDuration
         let json = try await script.line("RESULT", timeout: limit)
         return (
             try script.decode(CentralMeasurement.self, from: json),

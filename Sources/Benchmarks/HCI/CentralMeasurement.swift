@@ -68,10 +68,10 @@ public struct CentralMeasurement: Sendable, Hashable, Codable {
         self.mtu = mtu
     }
 
-    /// One central's run from two of its parts (``HCIBenchmark`` times each central's handshakes in parts, then its
-    /// writes and stream): this one's handshakes, then `later`'s, their CPU and wall times added; the writes, the
-    /// stream and the MTU are `later`'s. Reads per handshake are weighted by handshakes, and given only where every
-    /// part with handshakes counted them.
+    /// One central's run from two of its parts (``HCIBenchmark`` times each central's handshakes and writes in
+    /// parts, then its stream): this one's handshakes and writes, then `later`'s, their CPU and wall times added; the
+    /// stream and the MTU are `later`'s unless it has none. Reads per handshake are weighted by handshakes, and given
+    /// only where every part with handshakes counted them.
     public func followed(by later: CentralMeasurement) -> CentralMeasurement {
         let handshakes = handshakeMs.count + later.handshakeMs.count
         var reads: Double?
@@ -86,8 +86,8 @@ public struct CentralMeasurement: Sendable, Hashable, Codable {
         return CentralMeasurement(
             connectMs: connectMs + later.connectMs, handshakeMs: handshakeMs + later.handshakeMs,
             attRequests: attRequests + later.attRequests, cpuS: cpuS + later.cpuS, harnessCpuS: harness,
-            loopS: loopS + later.loopS, readsPerHandshake: reads, writeMs: later.writeMs,
-            stream: later.stream, mtu: later.mtu)
+            loopS: loopS + later.loopS, readsPerHandshake: reads, writeMs: writeMs + later.writeMs,
+            stream: later.stream == .none ? stream : later.stream, mtu: later.mtu == 0 ? mtu : later.mtu)
     }
 
     /// One central's run from its parts in the order they ran (see ``followed(by:)``); nil for none.

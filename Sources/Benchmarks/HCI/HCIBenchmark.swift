@@ -10,21 +10,22 @@ import Radios
 ///
 /// Three centrals take turns: blerig's on the benchmark's path and on the campaign's (see
 /// ``BlerigCentralBenchmark/Path``), and Bumble's (``BumbleCentral``). All three are opened first, each warmed by one
-/// untimed handshake, and stay open for the whole run. Each times its handshakes in ``Options/parts`` parts, the
-/// centrals taking turns by part (blerig, campaign, Bumble, then Bumble, campaign, blerig, and so on), so that a
-/// machine growing slower or faster, or a burst of another guest's load, weighs on all three alike. Then each runs
-/// steps 2 and 3 below. Then the socket floor (``SocketFloor``) replays the packets of one more handshake of blerig's
-/// benchmark path, recorded after its timed ones, `handshakes` times on a bare socket:
-/// what the kernel charges any central for them. Then the host alone (``HostReplay``) runs blerig's benchmark central
-/// on a controller played back from a recording, in this process, ``hostReplaysPerHandshake`` times as many
-/// handshakes: what blerig's host code costs with no socket. Each central:
+/// untimed handshake at the start of each part, and stay open for the whole run. Each times its handshakes (step 1
+/// below) in ``Options/parts`` parts, the centrals taking turns by part (blerig, campaign, Bumble, then Bumble,
+/// campaign, blerig, and so on), then its writes (step 2) in as many parts the same way, so that a machine growing
+/// slower or faster, or a burst of another guest's load, weighs on all three alike. Then each runs step 3. Then the
+/// socket floor (``SocketFloor``) replays the packets of one more handshake of blerig's benchmark path, recorded after
+/// its timed ones, `handshakes` times on a bare socket: what the kernel charges any central for them. Then the host
+/// alone (``HostReplay``) runs blerig's benchmark central on a controller played back from a recording, in this
+/// process, ``hostReplaysPerHandshake`` times as many handshakes: what blerig's host code costs with no socket. Each
+/// central:
 ///
 /// 1. `handshakes` handshakes, each connect → Exchange MTU → all primary services → the characteristics of each
 ///    → the descriptors of notify_source → its CCCD written ("subscribed"), then disconnect and wait for the link
 ///    to go down. Timed: connect (request → link up) and handshake (request → subscribed); counted: the ATT
 ///    requests of each; and the central process's CPU time over each part's loop.
-/// 2. On one more link set up the same way: `writes` write requests to `echo`, each timed, each after a random wait
-///    of up to one tick (``Options/phaseSeed``).
+/// 2. `writes` write requests to `echo`, each timed, each after a random wait of up to one tick
+///    (``Options/phaseSeed``), on one more link set up the same way for each part.
 /// 3. The STREAM command for `streamDuration` at ATT_MTU − 3 bytes per value: value bytes per second, and the
 ///    sequence numbers that never came.
 ///
@@ -116,26 +117,35 @@ public struct HCIBenchmark: Sendable {
                 let bumbleOpened = try await BumbleCentral.start(
                     options, venv: venv, peers: peers, hci: rootcanal.hciSpec, target: ready.address)
                 bumbleCentral = bumbleOpened
-                let turns: [(Int) async throws -> CentralMeasurement] = [
+                let handshakeTurns: [(Int) async throws -> CentralMeasurement] = [
                     { try await blerigOpened.part(handshakes: $0) },
                     { try await campaignOpened.part(handshakes: $0) },
                     { try await bumbleOpened.part(handshakes: $0) },
                 ]
-                let sizes = Self.partSizes(handshakes: options.handshakes, parts: options.parts)
-                progress(
-                    "each central's \(options.handshakes) handshakes in \(sizes.count) parts, in turn: blerig, campaign,"
-                        + " Bumble, then Bumble, campaign, blerig, …")
+                let writeTurns: [(Int) async throws -> CentralMeasurement] = [
+                    { try await blerigOpened.writes($0) },
+                    { try await campaignOpened.writes($0) },
+                    { try await bumbleOpened.writes($0) },
+                ]
                 var parts: [[CentralMeasurement]] = [[], [], []]
-                for (index, size) in sizes.enumerated() {
-                    for central in Self.turnOrder(part: index) {
-                        parts[central].append(try await turns[central](size))
+                for (what, total, turns) in [
+                    ("handshakes", options.handshakes, handshakeTurns), ("writes", options.writeCount, writeTurns),
+                ] {
+                    let sizes = Self.partSizes(handshakes: total, parts: options.parts)
+                    progress(
+                        "each central's \(total) \(what) in \(sizes.count) parts, in turn: blerig, campaign, Bumble, "
+                            + "then Bumble, campaign, blerig, …")
+                    for (index, size) in sizes.enumerated() {
+                        for central in Self.turnOrder(part: index) {
+                            parts[central].append(try await turns[central](size))
+                        }
                     }
                 }
-                progress("Bumble's central: \(options.writeCount) writes, stream")
+                progress("Bumble's central: stream")
                 let (bumbleTail, bumbleVersions) = try await bumbleOpened.tail()
-                progress("blerig's campaign path: \(options.writeCount) writes, stream")
+                progress("blerig's campaign path: stream")
                 let campaignTail = try await campaignOpened.tail()
-                progress("blerig's central: \(options.writeCount) writes, stream")
+                progress("blerig's central: stream")
                 let blerigTail = try await blerigOpened.tail(recorder: recorder)
                 versions = bumbleVersions
                 func whole(_ index: Int, _ tail: CentralMeasurement) -> CentralMeasurement {
@@ -186,8 +196,8 @@ public struct HCIBenchmark: Sendable {
     /// tick, and more of them steady the figure.
     public static let hostReplaysPerHandshake = 20
 
-    /// How many handshakes each part times: `handshakes` split into `parts` (at most one per handshake, at least
-    /// one part) as evenly as they go, the larger parts first.
+    /// How many handshakes (or writes) each part times: `handshakes` split into `parts` (at most one per handshake,
+    /// at least one part) as evenly as they go, the larger parts first.
     public static func partSizes(handshakes: Int, parts: Int) -> [Int] {
         let count = max(1, min(parts, handshakes))
         return (0..<count).map { handshakes / count + ($0 < handshakes % count ? 1 : 0) }

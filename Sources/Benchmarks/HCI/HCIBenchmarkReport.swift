@@ -182,9 +182,9 @@ public struct HCIBenchmarkReport: Sendable, Hashable, Encodable {
                 + "benchmark's own reading of rootcanal's and the peripheral's output in blerig's process; the "
                 + "campaign column is blerig's central as a campaign builds it (captures written, as in a run)."
                 + (parts > 1
-                    ? " The centrals stayed open for the whole run and timed their handshakes in \(parts) parts, "
-                        + "taking turns (blerig, campaign, Bumble, then backwards), so that a change in the machine's "
-                        + "load weighs on all three alike." : ""))
+                    ? " The centrals stayed open for the whole run and timed their handshakes, then their writes, in "
+                        + "\(parts) parts, taking turns (blerig, campaign, Bumble, then backwards), so that a change in "
+                        + "the machine's load weighs on all three alike." : ""))
         lines.append(
             "rootcanal delivers on its tick. Each timed write first waits a random part of a tick (the same seeded "
                 + "waits in both centrals), so its round trip is 1.5 ticks on average plus the host's send and receive "

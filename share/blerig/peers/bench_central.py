@@ -11,16 +11,18 @@ each, the descriptors of notify_source, then its CCCD written (subscribed); then
 go down. Characteristics and descriptors are discovered with blerig's stopping rule (see below), so both centrals
 send the same requests; every ATT request the GATT client sends is counted. CPU time is `time.process_time()` over
 the whole handshake loop, which one untimed handshake precedes. Then, on one more link set up the same way (not
-measured): `--writes` write requests to `echo`, each timed, and the STREAM command for `--stream-ms`, whose values
-are counted until the end-of-stream value. Before each write the central waits a random part of rootcanal's tick
+measured): `--writes` write requests to `echo`, each timed; and on another, the STREAM command for `--stream-ms`,
+whose values are counted until the end-of-stream value. Before each write the central waits a random part of rootcanal's tick
 (`--tick-ms`, drawn from `--phase-seed`): rootcanal delivers on its tick, and a write sent right after the previous
 response would measure two ticks less the central's own loop rather than its host.
 
 With `--control FIFO` the process stays up for a whole `blerig bench hci` run, which times each central's handshakes
-in parts, the centrals taking turns. After READY it reads one command per line from the FIFO: `HANDSHAKES n` runs one
-untimed handshake (the part's first meets a peripheral another central has just left), times n more and prints
-`PART {json}` (the handshake fields of RESULT; no writes, no stream); `TAIL` runs the writes and the stream and prints
-`RESULT {json}` (no handshake samples), then the process exits. `--handshakes` is not used then.
+and writes in parts, the centrals taking turns. After READY it reads one command per line from the FIFO:
+`HANDSHAKES n` runs one untimed handshake (the part's first meets a peripheral another central has just left), times
+n more and prints `PART {json}` with RESULT's handshake fields; `WRITES n` times n writes on a link of their own, the
+waits going on from the previous part's, and prints `PART {json}` with `write_ms` and `mtu`; `TAIL` runs the stream
+and prints `RESULT {json}` with `stream` and `mtu`, then the process exits. The fields a line does not measure are
+empty or zero. `--handshakes` and `--writes` are not used then.
 
 Prints `READY {json}` once its host is up, then one `RESULT {json}` (every sample in milliseconds, so the caller
 computes the statistics for both centrals alike) and exits 0, or one `ERROR {"stage", "error"}` and exits 1.
@@ -226,37 +228,48 @@ async def time_handshakes(arguments: argparse.Namespace, device: Device, count: 
     }
 
 
-async def time_tail(arguments: argparse.Namespace, device: Device) -> dict[str, Any]:
-    """On one more link: the timed writes to echo, then the stream: RESULT's other fields."""
+async def time_writes(
+    arguments: argparse.Namespace, device: Device, count: int, phases: random.Random
+) -> dict[str, Any]:
+    """On one more link: `count` timed writes to echo, each after a wait drawn from `phases`: RESULT's `write_ms`."""
     session, _, _ = await handshake(device, hci.Address(arguments.target), arguments.mtu)
     echo = session.characteristics.get(ECHO)
-    command = session.characteristics.get(COMMAND)
-    if echo is None or command is None:
-        raise Failure("discover", "no echo or command characteristic")
+    if echo is None:
+        raise Failure("discover", "no echo characteristic")
     value = bytes(i & 0xFF for i in range(arguments.write_size))
     write_ms: list[float] = []
     # Each write starts at a random phase of rootcanal's tick (see the module's docstring). The wait blocks: asyncio
     # sleeps in whole milliseconds of epoll, which would put every write at the same phase; blerig's central blocks
     # its thread the same way.
-    phases = random.Random(arguments.phase_seed)
     try:
-        for _ in range(arguments.writes):
+        for _ in range(count):
             time.sleep(phases.uniform(0, arguments.tick_ms / 1000))
             began = time.perf_counter()
             await echo.write_value(value, with_response=True)
             write_ms.append((time.perf_counter() - began) * 1000)
     except Exception as error:
         raise Failure("write", repr(error)) from error
+    await disconnect(session)
+    return {"write_ms": write_ms, "mtu": session.connection.att_mtu}
 
+
+async def time_stream(arguments: argparse.Namespace, device: Device) -> dict[str, Any]:
+    """On one more link: the stream: RESULT's `stream` and `mtu`."""
+    session, _, _ = await handshake(device, hci.Address(arguments.target), arguments.mtu)
+    command = session.characteristics.get(COMMAND)
+    if command is None:
+        raise Failure("discover", "no command characteristic")
     stream = await measure_stream(session, command, arguments.stream_ms, session.connection.att_mtu - 3)
     await disconnect(session)
-    return {"write_ms": write_ms, "stream": stream, "mtu": session.connection.att_mtu}
+    return {"stream": stream, "mtu": session.connection.att_mtu}
 
 
 async def run(arguments: argparse.Namespace, device: Device) -> dict[str, Any]:
     """Without --control: the untimed handshake, the timed ones, then the writes and the stream."""
     await warm_up(arguments, device)
-    return await time_handshakes(arguments, device, arguments.handshakes) | await time_tail(arguments, device)
+    timed = await time_handshakes(arguments, device, arguments.handshakes)
+    writes = await time_writes(arguments, device, arguments.writes, random.Random(arguments.phase_seed))
+    return timed | writes | await time_stream(arguments, device)
 
 
 class Commands:
@@ -280,13 +293,15 @@ class Commands:
 
 
 async def serve(arguments: argparse.Namespace, device: Device, commands: Commands) -> dict[str, Any]:
-    """Answers HANDSHAKES n with a PART line until TAIL; returns the tail's result."""
+    """Answers HANDSHAKES n and WRITES n with a PART line each until TAIL; returns the stream's result."""
+    no_handshakes = {"connect_ms": [], "handshake_ms": [], "att_requests": [], "cpu_s": 0, "loop_s": 0}
+    # One sequence of waits over all the parts, as blerig's central draws them.
+    phases = random.Random(arguments.phase_seed)
     while True:
         command = await commands.lines.get()
         words = command.split()
         if words == ["TAIL"]:
-            empty = {"connect_ms": [], "handshake_ms": [], "att_requests": [], "cpu_s": 0, "loop_s": 0}
-            return empty | await time_tail(arguments, device)
+            return no_handshakes | {"write_ms": []} | await time_stream(arguments, device)
         if len(words) == 2 and words[0] == "HANDSHAKES" and words[1].isdigit():
             # Untimed, as in blerig's parts: a part's first handshake meets a peripheral that another central has
             # just left, whose advertising restarts at another phase.
@@ -294,7 +309,11 @@ async def serve(arguments: argparse.Namespace, device: Device, commands: Command
             part = await time_handshakes(arguments, device, int(words[1]))
             emit("PART", part | {"write_ms": [], "stream": NO_STREAM, "mtu": 0})
             continue
-        raise Failure("control", f"not a command: {command!r} (HANDSHAKES n or TAIL)")
+        if len(words) == 2 and words[0] == "WRITES" and words[1].isdigit():
+            part = await time_writes(arguments, device, int(words[1]), phases)
+            emit("PART", no_handshakes | part | {"stream": NO_STREAM})
+            continue
+        raise Failure("control", f"not a command: {command!r} (HANDSHAKES n, WRITES n or TAIL)")
 
 
 async def measure_stream(session: Session, command: CharacteristicProxy, duration_ms: int, size: int) -> dict[str, Any]:
